@@ -1,0 +1,91 @@
+"""Importers: each turns real files of one format into Threads or Dialogues.
+
+`FORMATS` maps the CLI's format names (part of the interface) to a function ``(paths, options) -> iterator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import Episode
+from ._common import ImportReport, SourceError
+from .cmv import read_cmv
+from .convokit import read_convokit
+from .hackernews import read_algolia, read_firebase
+from .reddit import read_pushshift, read_thread_json
+from .sibench import read_sibench
+from .stackexchange import read_stackexchange
+
+__all__ = [
+    "FORMATS",
+    "ImportOptions",
+    "ImportReport",
+    "SourceError",
+    "import_episodes",
+    "read_algolia",
+    "read_cmv",
+    "read_convokit",
+    "read_firebase",
+    "read_pushshift",
+    "read_sibench",
+    "read_stackexchange",
+    "read_thread_json",
+]
+
+
+@dataclass
+class ImportOptions:
+    morechildren: Sequence[str] = ()
+    subreddits: Sequence[str] = ()
+    thread_ids: Sequence[str] = ()
+    skip_bad: bool = False
+    report: ImportReport | None = None
+    on_bytes: Callable[[int], None] | None = None
+
+
+def _single(paths: Sequence[str], fmt: str) -> str:
+    if len(paths) != 1:
+        raise SourceError(", ".join(paths) or "(none)", f"format {fmt!r} takes exactly one path")
+    return paths[0]
+
+
+def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], ImportOptions], Iterator[Any]]:
+    def read(paths: Sequence[str], _: ImportOptions) -> Iterator[Any]:
+        for p in paths:
+            yield from reader(p)
+
+    return read
+
+
+FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] = {
+    "hn-algolia": lambda paths, o: read_algolia(*paths),
+    "hn-firebase": lambda paths, o: read_firebase(*paths),
+    "reddit-json": lambda paths, o: read_thread_json(_single(paths, "reddit-json"), o.morechildren),
+    "pushshift": lambda paths, o: read_pushshift(
+        *paths,
+        subreddits=o.subreddits or None,
+        thread_ids=o.thread_ids or None,
+        skip_bad=o.skip_bad,
+        report=o.report,
+        on_bytes=o.on_bytes,
+    ),
+    "stackexchange": _each(read_stackexchange),
+    "convokit": _each(read_convokit),
+    "cmv": lambda paths, o: read_cmv(*paths),
+    "sibench": _each(read_sibench),
+}
+
+
+def import_episodes(
+    fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None
+) -> Iterator[Episode]:
+    """Read ``paths`` in format ``fmt`` (a key of `FORMATS`)."""
+    if fmt not in FORMATS:
+        raise SourceError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    for p in map(Path, paths):
+        if not p.exists():
+            raise SourceError(p, "no such file or folder")
+    return FORMATS[fmt]([str(p) for p in paths], options or ImportOptions())

@@ -1,0 +1,229 @@
+"""What every importer shares: located errors, text decoding, JSON lines (plain or .zst), HTML to text, and
+an on-disk spool that groups a stream of records by key without holding the stream in memory."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import zstandard
+from bs4 import BeautifulSoup
+
+# Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
+_ZSTD_MAX_WINDOW = 2**31
+
+
+class SourceError(ValueError):
+    """Bad input: names the file, the line or record, and what is wrong."""
+
+    def __init__(self, path: str | Path, message: str, *, line: int | None = None, record: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.record = record
+        self.message = message
+        where = self.path
+        if line is not None:
+            where += f":{line}"
+        if record is not None:
+            where += f" (record {record})"
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class ImportReport:
+    """What a (possibly lenient) import skipped; filled in as the import streams."""
+
+    records: int = 0
+    skipped: int = 0
+    errors: list[str] = field(default_factory=list)
+    """The first skipped errors, for the user to look at (capped so a broken dump cannot exhaust memory)."""
+
+    def skip(self, error: SourceError) -> None:
+        self.skipped += 1
+        if len(self.errors) < 20:
+            self.errors.append(str(error))
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError(path, "file not found") from None
+    except IsADirectoryError:
+        raise SourceError(path, "is a folder, expected a file") from None
+    return decode(path, data)
+
+
+def decode(path: Path, data: bytes, line: int | None = None) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SourceError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
+
+
+def load_json(path: Path) -> Any:
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        what = "truncated JSON" if exc.pos >= len(text.rstrip()) else f"invalid JSON: {exc.msg}"
+        raise SourceError(path, f"{what} (column {exc.colno})", line=exc.lineno) from None
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    """Open a plain or zstd-compressed file as a byte stream (decompressed on the fly)."""
+    if not path.exists():
+        raise SourceError(path, "file not found")
+    raw = path.open("rb")
+    if path.suffix == ".zst":
+        reader = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW).stream_reader(raw, closefd=True)
+        return io.BufferedReader(reader)
+    return raw
+
+
+def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, object)`` for each non-blank line; bad lines raise `SourceError` with the line.
+
+    A caller that wants to skip bad lines catches the error and goes on: the generator is not consumed by
+    the error because decoding happens here, per line, after the line has been read.
+    """
+    with open_binary(path) as stream:
+        lineno = 0
+        while True:
+            try:
+                raw = stream.readline()
+            except zstandard.ZstdError as exc:
+                raise SourceError(path, f"corrupt or truncated zstd stream: {exc}", line=lineno + 1) from None
+            if not raw:
+                return
+            lineno += 1
+            if on_bytes is not None:
+                on_bytes(len(raw))
+            if not raw.strip():
+                continue
+            yield lineno, _LazyLine(path, lineno, raw)
+
+
+class _LazyLine:
+    """A JSON line decoded on demand, so a bad line raises where the consumer can choose to skip it."""
+
+    __slots__ = ("lineno", "path", "raw")
+
+    def __init__(self, path: Path, lineno: int, raw: bytes):
+        self.path, self.lineno, self.raw = path, lineno, raw
+
+    def load(self) -> Any:
+        text = decode(self.path, self.raw, line=self.lineno)
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            what = "truncated JSON line" if exc.pos >= len(text.rstrip()) else f"invalid JSON: {exc.msg}"
+            raise SourceError(self.path, what, line=self.lineno) from None
+
+
+def require(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, **where: Any) -> Any:
+    """Return ``obj[key]`` checked against ``kind``; a missing field or a wrong type is a SourceError."""
+    if not isinstance(obj, dict):
+        raise SourceError(path, f"expected a JSON object, got {type(obj).__name__}", **where)
+    if key not in obj:
+        raise SourceError(path, f"missing field {key!r}", **where)
+    value = obj[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
+        expected = " or ".join(k.__name__ for k in _as_tuple(kind))
+        raise SourceError(path, f"field {key!r} should be {expected}, got {type(value).__name__}", **where)
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def html_to_text(html: str | None) -> str:
+    """Plain text of an HTML fragment (HN, Stack Exchange bodies), paragraphs kept as blank lines."""
+    if not html:
+        return ""
+    soup = BeautifulSoup(html, "html.parser")
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    for block in soup.find_all(["p", "pre", "blockquote", "li", "h1", "h2", "h3", "h4", "h5", "h6"]):
+        block.insert_before("\n\n")
+        block.insert_after("\n\n")
+    lines = [line.rstrip() for line in soup.get_text().splitlines()]
+    # collapse runs of blank lines left by nested blocks
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+class GroupSpool:
+    """Records grouped by key on disk (SQLite in a temporary file), so a dump of any size can be regrouped
+    into threads with memory bounded by the largest single thread, not by the dump."""
+
+    def __init__(self) -> None:
+        self._dir = tempfile.TemporaryDirectory(prefix="socialbench-spool-")
+        self._db = sqlite3.connect(Path(self._dir.name) / "spool.sqlite")
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("PRAGMA cache_size=-16000")  # 16 MB page cache, whatever the dump size
+        self._db.execute("CREATE TABLE rec (grp TEXT NOT NULL, seq INTEGER NOT NULL, payload BLOB NOT NULL)")
+        self._pending: list[tuple[str, int, bytes]] = []
+        self._seq = 0
+        self._indexed = False
+
+    def add(self, group: str, payload: bytes) -> None:
+        self._seq += 1
+        self._pending.append((group, self._seq, payload))
+        if len(self._pending) >= 10_000:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._db.executemany("INSERT INTO rec VALUES (?, ?, ?)", self._pending)
+        self._pending.clear()
+
+    def _ready(self) -> None:
+        self._flush()
+        if not self._indexed:
+            self._db.execute("CREATE INDEX rec_grp ON rec (grp, seq)")
+            self._indexed = True
+
+    def groups(self, prefix: str = "") -> Iterator[tuple[str, list[bytes]]]:
+        """Each group whose key starts with ``prefix``, in key order, its records in insertion order."""
+        self._ready()
+        cursor = self._db.execute(
+            "SELECT grp, payload FROM rec WHERE grp >= ? AND grp < ? ORDER BY grp, seq",
+            (prefix, prefix + "\U0010ffff"),
+        )
+        current: str | None = None
+        batch: list[bytes] = []
+        for grp, payload in cursor:
+            if grp != current:
+                if current is not None:
+                    yield current, batch
+                current, batch = grp, []
+            batch.append(payload)
+        if current is not None:
+            yield current, batch
+
+    def get(self, group: str) -> list[bytes]:
+        self._ready()
+        return [
+            row[0] for row in self._db.execute("SELECT payload FROM rec WHERE grp = ? ORDER BY seq", (group,))
+        ]
+
+    def close(self) -> None:
+        self._db.close()
+        self._dir.cleanup()
+
+    def __enter__(self) -> GroupSpool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

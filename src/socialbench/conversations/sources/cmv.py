@@ -1,0 +1,146 @@
+"""r/ChangeMyView exchanges (the delta-labelled XML files): an original post and one challenger's exchange.
+
+Files that share a thread ID are grouped into one Thread: the OP is the root and each exchange is a branch
+(a linear reply chain in time order, since the files carry no parent ids). The first reply of each branch
+records the label: ``meta["delta"]`` from the folder (``positive`` / ``negative``) and
+``meta["op_delta_in_text"]`` from the OP's own ``∆`` / ``Δ`` / ``!delta`` in the exchange.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from ..model import IntegrityPolicy, Node, Thread
+from ._common import SourceError
+
+DELTA_MARKS = ("∆", "Δ", "!delta", "&#8710;")
+_LABELS = {"positive": True, "negative": False}
+
+
+def has_delta(text: str) -> bool:
+    lowered = text.lower()
+    return any(mark.lower() in lowered for mark in DELTA_MARKS)
+
+
+def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    for p in map(Path, paths):
+        if p.is_dir():
+            subdirs = [p / name for name in _LABELS if (p / name).is_dir()]
+            for folder in subdirs or [p]:
+                yield from sorted(folder.glob("*.xml"), key=lambda f: (len(f.stem), f.stem))
+        elif p.exists():
+            yield p
+        else:
+            raise SourceError(p, "file not found")
+
+
+def parse_exchange(path: Path) -> dict[str, Any]:
+    """One exchange file as a plain record: thread id, title, url, OP, replies, label.
+
+    Some released files carry argument-mining markup inside the text (``<claim>``, ``<premise>``, ...),
+    not always well nested. Text is taken with all inline markup removed, and a file that is not
+    well-formed is read with lxml's recovering parser, with a warning and ``recovered`` in the record.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(path, f"cannot read: {exc.strerror}") from None
+    recovered = None
+    try:
+        root = etree.fromstring(data)
+    except etree.XMLSyntaxError as exc:
+        recovered = f"line {exc.lineno}: {exc.msg}"
+        root = etree.fromstring(data, parser=etree.XMLParser(recover=True))
+        if root is None:
+            raise SourceError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
+        warnings.warn(f"{path}: malformed XML recovered ({recovered})", stacklevel=2)
+    if root.tag != "thread" or not root.get("ID"):
+        raise SourceError(path, "expected a <thread ID=...> element")
+    op = root.find("OP")
+    if op is None:
+        raise SourceError(path, "missing <OP> element", record=root.get("ID"))
+    replies = []
+    for i, reply in enumerate(root.findall("reply")):
+        if not reply.get("id"):
+            raise SourceError(path, "a <reply> without an id attribute", record=f"reply {i}")
+        replies.append({"id": reply.get("id"), "author": reply.get("author"), "text": _text(reply)})
+    label = _LABELS.get(path.parent.name)
+    return {
+        "thread_id": root.get("ID"),
+        "title": (root.findtext("title") or "").strip(),
+        "url": (root.findtext("source") or "").strip(),
+        "op_author": op.get("author"),
+        "op_text": _text(op),
+        "replies": replies,
+        "delta": label,
+        "file": f"{path.parent.name}/{path.name}",
+        "recovered": recovered,
+    }
+
+
+def _text(element: Any) -> str:
+    return "".join(element.itertext()).strip()
+
+
+def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
+    """Threads grouped by thread ID from files or folders (a folder with ``positive/`` and ``negative/``
+    subfolders, either subfolder, or single files; the label comes from the parent folder's name)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for path in _files(paths):
+        record = parse_exchange(path)
+        grouped.setdefault(record["thread_id"], []).append(record)
+    for thread_id, exchanges in grouped.items():
+        first = exchanges[0]
+        op_id = f"op-{thread_id}"
+        nodes = [
+            Node(
+                id=op_id,
+                author=first["op_author"],
+                text=f"{first['title']}\n\n{first['op_text']}".strip(),
+                meta={"role": "op"},
+            )
+        ]
+        seen: set[str] = set()
+        for exchange in exchanges:
+            parent = op_id
+            op_replies = [r["text"] for r in exchange["replies"] if r["author"] == exchange["op_author"]]
+            for position, reply in enumerate(exchange["replies"]):
+                if reply["id"] not in seen:
+                    meta: dict[str, Any] = {"file": exchange["file"]}
+                    if exchange["recovered"]:
+                        meta["recovered_xml"] = exchange["recovered"]
+                    if position == 0:
+                        meta |= {
+                            "delta": exchange["delta"],
+                            "op_delta_in_text": any(map(has_delta, op_replies)),
+                        }
+                    nodes.append(
+                        Node(
+                            id=reply["id"],
+                            parent_id=parent,
+                            author=reply["author"],
+                            text=reply["text"],
+                            meta=meta,
+                        )
+                    )
+                    seen.add(reply["id"])
+                parent = reply["id"]
+        yield Thread.build(
+            nodes,
+            id=f"cmv:{thread_id}",
+            platform="reddit_cmv",
+            title=first["title"],
+            root_id=op_id,
+            meta={
+                "source": "cmv",
+                "url": first["url"],
+                "exchanges": len(exchanges),
+                "files": [e["file"] for e in exchanges],
+            },
+            policy=policy,
+        )

@@ -1,0 +1,137 @@
+"""Hacker News threads: Algolia `items/<id>` answers (nested) and Firebase `item/<id>.json` items (flat)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..model import IntegrityPolicy, Node, Thread
+from ._common import SourceError, html_to_text, iter_json_lines, load_json, require
+
+_ROOT_TYPES = {"story", "poll", "job"}
+
+
+def _files(paths: Iterable[str | Path], pattern: str) -> Iterator[Path]:
+    for p in map(Path, paths):
+        if p.is_dir():
+            yield from sorted(p.glob(pattern))
+        else:
+            yield p
+
+
+def read_algolia(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
+    """One Thread per Algolia item file (or folder of them). Deleted comments stay as deleted nodes."""
+    for path in _files(paths, "*.json"):
+        item = load_json(path)
+        require(item, "id", int, path)
+        require(item, "children", list, path, record=str(item["id"]))
+        nodes: list[Node] = []
+        stack: list[tuple[dict[str, Any], str | None]] = [(item, None)]
+        while stack:
+            raw, parent = stack.pop()
+            record = str(raw.get("id")) if isinstance(raw, dict) else None
+            nid = require(raw, "id", int, path, record=record)
+            kids = require(raw, "children", list, path, record=str(nid))
+            text = html_to_text(raw.get("text"))
+            if raw.get("type") in _ROOT_TYPES and raw.get("title"):
+                text = (raw["title"] + ("\n\n" + text if text else "")).strip()
+            deleted = raw.get("author") is None and raw.get("text") is None
+            nodes.append(
+                Node(
+                    id=str(nid),
+                    parent_id=parent,
+                    author=raw.get("author"),
+                    created=raw.get("created_at_i", raw.get("created_at")),
+                    text=text,
+                    score=raw.get("points"),
+                    deleted=deleted,
+                    meta={k: raw[k] for k in ("type", "url") if raw.get(k) is not None},
+                )
+            )
+            stack.extend((child, str(nid)) for child in reversed(kids))
+        yield Thread.build(
+            nodes,
+            id=f"hn:{item['id']}",
+            platform="hn",
+            title=item.get("title"),
+            root_id=str(item["id"]),
+            meta={"source": "hn-algolia", "file": path.name, "url": item.get("url")},
+            policy=policy,
+        )
+
+
+def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
+    """Threads rebuilt from Firebase items: a folder of `<id>.json` files and/or JSONL files of items.
+
+    Items are linked through ``parent``; a story's ``kids`` give the source order. Items whose ancestor
+    chain leaves the given items form a thread under their topmost known item, with a repair note.
+    """
+    items: dict[int, dict[str, Any]] = {}
+    for path in _files(paths, "*.json*"):
+        if path.suffix in {".jsonl", ".zst"} or path.name.endswith(".jsonl.zst"):
+            records: Iterable[tuple[Path, int | None, Any]] = (
+                (path, n, line.load()) for n, line in iter_json_lines(path)
+            )
+        else:
+            records = [(path, None, load_json(path))]
+        for src, lineno, raw in records:
+            if raw is None:  # the API answers `null` for ids that never existed
+                continue
+            iid = require(raw, "id", int, src, line=lineno)
+            if "parent" in raw and not isinstance(raw["parent"], int):
+                raise SourceError(
+                    src,
+                    f"field 'parent' should be int, got {type(raw['parent']).__name__}",
+                    line=lineno,
+                    record=str(iid),
+                )
+            items[iid] = raw
+
+    def top(iid: int) -> int:
+        seen = {iid}
+        while (parent := items[iid].get("parent")) in items and parent not in seen:
+            iid = parent
+            seen.add(iid)
+        return iid
+
+    threads: dict[int, list[int]] = {}
+    for iid in items:
+        threads.setdefault(top(iid), []).append(iid)
+    for root, members in sorted(threads.items()):
+        # `kids` order is the site's order; list members so each parent's kids come in that order.
+        rank = {kid: i for it in members for i, kid in enumerate(items[it].get("kids") or [])}
+        members.sort(key=lambda i: (items[i].get("time") or 0, rank.get(i, 0)))
+        nodes = []
+        for iid in members:
+            raw = items[iid]
+            text = html_to_text(raw.get("text"))
+            if raw.get("title"):
+                text = (raw["title"] + ("\n\n" + text if text else "")).strip()
+            parent = raw.get("parent")
+            nodes.append(
+                Node(
+                    id=str(iid),
+                    parent_id=None if iid == root else str(parent),
+                    author=raw.get("by"),
+                    created=raw.get("time"),
+                    text=text,
+                    score=raw.get("score"),
+                    deleted=bool(raw.get("deleted")),
+                    removed=bool(raw.get("dead")),
+                    meta={k: raw[k] for k in ("type", "url", "descendants") if raw.get(k) is not None},
+                )
+            )
+        root_raw = items[root]
+        meta: dict[str, Any] = {"source": "hn-firebase", "url": root_raw.get("url")}
+        if root_raw.get("type") not in _ROOT_TYPES:
+            meta["partial"] = f"topmost item {root} is a {root_raw.get('type')}, its story was not given"
+        yield Thread.build(
+            nodes,
+            id=f"hn:{root}",
+            platform="hn",
+            title=root_raw.get("title"),
+            root_id=str(root),
+            meta=meta,
+            policy=policy,
+        )

@@ -1,0 +1,263 @@
+"""Reddit threads: the `/comments/<id>.json` answer (plus optional `/api/morechildren` expansions) and
+Pushshift / Arctic Shift newline-delimited dumps (plain or .zst), streamed and regrouped on disk."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..model import IntegrityPolicy, Node, Thread
+from ._common import GroupSpool, ImportReport, SourceError, iter_json_lines, load_json, require
+
+_DELETED = {"[deleted]", "[removed]"}
+
+
+def _strip_prefix(fullname: str) -> str:
+    """``t1_abc`` / ``t3_abc`` -> ``abc``."""
+    return fullname.split("_", 1)[1] if fullname[:1] == "t" and "_" in fullname else fullname
+
+
+def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
+    cid = require(data, "id", str, path, **where)
+    parent = require(data, "parent_id", str, path, record=cid)
+    body = data.get("body")
+    if body is not None and not isinstance(body, str):
+        raise SourceError(path, f"field 'body' should be str, got {type(body).__name__}", record=cid)
+    author = data.get("author")
+    text = html.unescape(body or "")
+    created = data.get("created_utc")
+    if isinstance(created, str) and not created.strip().replace(".", "", 1).isdigit():
+        raise SourceError(path, f"field 'created_utc' is not a timestamp: {created!r}", record=cid)
+    return Node(
+        id=cid,
+        parent_id=_strip_prefix(parent),
+        author=None if author in _DELETED else author,
+        created=created,
+        text="" if text in _DELETED else text,
+        score=data.get("score"),
+        deleted=text == "[deleted]" or author == "[deleted]",
+        removed=text == "[removed]",
+        meta={
+            k: data[k] for k in ("subreddit", "distinguished", "edited") if data.get(k) not in (None, False)
+        },
+    )
+
+
+def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
+    pid = require(data, "id", str, path, **where)
+    title = data.get("title") or ""
+    body = html.unescape(data.get("selftext") or "")
+    author = data.get("author")
+    return Node(
+        id=pid,
+        parent_id=None,
+        author=None if author in _DELETED else author,
+        created=data.get("created_utc"),
+        text="\n\n".join(part for part in (title, "" if body in _DELETED else body) if part),
+        score=data.get("score"),
+        deleted=author == "[deleted]" or body == "[deleted]",
+        removed=body == "[removed]",
+        meta={
+            k: data[k] for k in ("subreddit", "url", "permalink", "num_comments") if data.get(k) is not None
+        },
+    )
+
+
+def _gap(data: dict[str, Any]) -> dict[str, Any]:
+    children = data.get("children", [])
+    return {
+        "parent_id": _strip_prefix(str(data.get("parent_id", ""))),
+        "count": int(data.get("count", 0)),
+        "children": list(children) if isinstance(children, list) else [],
+    }
+
+
+def read_thread_json(
+    path: str | Path,
+    morechildren: Iterable[str | Path] = (),
+    *,
+    policy: IntegrityPolicy = "repair",
+) -> Iterator[Thread]:
+    """The thread of a `/comments/<id>.json` answer.
+
+    `more` stubs are not dropped: each becomes a *gap* in ``thread.meta["gaps"]`` (parent id, count of
+    hidden comments, their ids) and ``thread.meta["missing_comments"]`` totals them. A `morechildren`
+    answer for the same thread fills gaps: its comments are added and the ids it supplies leave the gaps.
+    """
+    path = Path(path)
+    doc = load_json(path)
+    if not (isinstance(doc, list) and len(doc) == 2 and all(isinstance(x, dict) for x in doc)):
+        raise SourceError(path, "expected a two-Listing array [post listing, comment listing]")
+    try:
+        post = doc[0]["data"]["children"][0]
+        comments = doc[1]["data"]["children"]
+    except (KeyError, IndexError, TypeError):
+        raise SourceError(path, "not a Reddit thread: missing data.children in the Listings") from None
+    if post.get("kind") != "t3":
+        raise SourceError(path, f"first Listing should hold a t3 post, got {post.get('kind')!r}")
+    root = _post_node(post["data"], path, {"record": "post"})
+    nodes = [root]
+    gaps: list[dict[str, Any]] = []
+    stack: list[dict[str, Any]] = list(reversed(comments))
+    while stack:
+        thing = stack.pop()
+        kind, data = thing.get("kind"), thing.get("data")
+        if not isinstance(data, dict):
+            raise SourceError(path, f"a {kind!r} thing without a data object")
+        if kind == "more":
+            gaps.append(_gap(data))
+            continue
+        if kind != "t1":
+            raise SourceError(path, f"unexpected thing kind {kind!r}", record=str(data.get("id")))
+        nodes.append(_comment_node(data, path, {"record": str(data.get("id"))}))
+        replies = data.get("replies")
+        if isinstance(replies, dict):
+            stack.extend(reversed(replies.get("data", {}).get("children", [])))
+
+    for extra in map(Path, morechildren):
+        answer = load_json(extra)
+        try:
+            things = answer["json"]["data"]["things"]
+        except (KeyError, TypeError):
+            raise SourceError(extra, "not a morechildren answer: missing json.data.things") from None
+        known = {n.id for n in nodes}
+        for i, thing in enumerate(things):
+            data = thing.get("data", {})
+            if thing.get("kind") == "more":
+                gaps.append(_gap(data))
+                continue
+            link = _strip_prefix(str(data.get("link_id", "")))
+            if link != root.id:
+                raise SourceError(
+                    extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i)
+                )
+            node = _comment_node(data, extra, {"record": str(i)})
+            if node.id not in known:
+                nodes.append(node)
+                known.add(node.id)
+        # a gap is filled once every comment id it listed is known; "continue this thread" stubs list none
+        for gap in gaps:
+            listed = gap["children"]
+            gap["children"] = [c for c in listed if c not in known]
+            filled = len(listed) - len(gap["children"])
+            gap["count"] = max(gap["count"] - filled, len(gap["children"])) if gap["children"] else 0
+        gaps = [g for g in gaps if g["count"] or g["children"]]
+
+    missing = sum(g["count"] for g in gaps)
+    yield Thread.build(
+        nodes,
+        id=f"reddit:{root.id}",
+        platform="reddit",
+        title=post["data"].get("title"),
+        root_id=root.id,
+        meta={
+            "source": "reddit-json",
+            "subreddit": post["data"].get("subreddit"),
+            "gaps": gaps,
+            "missing_comments": missing,
+        },
+        policy=policy,
+    )
+
+
+def read_pushshift(
+    *paths: str | Path,
+    subreddits: Iterable[str] | None = None,
+    thread_ids: Iterable[str] | None = None,
+    skip_bad: bool = False,
+    report: ImportReport | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+    policy: IntegrityPolicy = "repair",
+) -> Iterator[Thread]:
+    """Threads rebuilt from Pushshift / Arctic Shift dumps (comment files, and submission files if given).
+
+    The dumps are read once, as a stream; each record is spooled to a temporary SQLite file under its
+    thread (``link_id``), then threads are assembled one at a time, so memory stays bounded by the largest
+    thread whatever the dump's size. A thread whose submission is not among the inputs gets a placeholder
+    root. Filters: ``subreddits`` (case-insensitive names) and ``thread_ids`` (with or without ``t3_``).
+    With ``skip_bad`` a bad line is counted in ``report`` and skipped instead of stopping the import.
+    """
+    subs = {s.lower() for s in subreddits} if subreddits else None
+    wanted = {_strip_prefix(t) for t in thread_ids} if thread_ids else None
+    report = report if report is not None else ImportReport()
+    with GroupSpool() as spool:
+        for path in map(Path, paths):
+            for lineno, line in iter_json_lines(path, on_bytes=on_bytes):
+                report.records += 1
+                try:
+                    raw = line.load()
+                    rid = require(raw, "id", str, path, line=lineno)
+                    is_post = "link_id" not in raw and ("title" in raw or "selftext" in raw)
+                    if is_post:
+                        thread = rid
+                    else:
+                        thread = _strip_prefix(require(raw, "link_id", str, path, line=lineno, record=rid))
+                        require(raw, "parent_id", str, path, line=lineno, record=rid)
+                        if "body" in raw and not isinstance(raw["body"], str):
+                            raise SourceError(path, "field 'body' should be str", line=lineno, record=rid)
+                except SourceError as exc:
+                    if not skip_bad:
+                        raise
+                    report.skip(exc)
+                    continue
+                if subs is not None and str(raw.get("subreddit", "")).lower() not in subs:
+                    continue
+                if wanted is not None and thread not in wanted:
+                    continue
+                # key "<thread>\x00<kind>": the post sorts before its comments within a thread
+                spool.add(
+                    f"{thread}\x00{'0' if is_post else '1'}", json.dumps([str(path), lineno, raw]).encode()
+                )
+
+        pending: tuple[str, dict[str, Any] | None, list[Any]] | None = None
+        for key, payloads in spool.groups():
+            thread, kind = key.split("\x00")
+            records = [json.loads(p) for p in payloads]
+            if pending is not None and pending[0] != thread:
+                yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
+                pending = None
+            if kind == "0":
+                pending = (thread, records[0][2], [])
+            else:
+                pending = (thread, pending[1] if pending else None, records)
+        if pending is not None:
+            yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
+
+
+def _pushshift_thread(
+    thread: str,
+    post: dict[str, Any] | None,
+    records: list[Any],
+    *,
+    skip_bad: bool,
+    report: ImportReport,
+    policy: IntegrityPolicy,
+) -> Thread:
+    nodes: list[Node] = []
+    for src, lineno, raw in records:
+        try:
+            nodes.append(_comment_node(raw, Path(src), {"line": lineno}))
+        except SourceError as exc:
+            located = SourceError(src, exc.message, line=lineno, record=exc.record)
+            if not skip_bad:
+                raise located from None
+            report.skip(located)
+    if post is not None:
+        root = _post_node(post, Path("."), {})
+    else:
+        root = Node(
+            id=thread, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"}
+        )
+    subreddit = (post or (records[0][2] if records else {})).get("subreddit")
+    return Thread.build(
+        [root, *nodes],
+        id=f"reddit:{thread}",
+        platform="reddit",
+        title=post.get("title") if post else None,
+        root_id=thread,
+        meta={"source": "pushshift", "subreddit": subreddit},
+        policy=policy,
+    )

@@ -1,0 +1,172 @@
+"""Stack Exchange data dumps: `Posts.xml` + `Comments.xml` (+ `Users.xml` for names), streamed with iterparse.
+
+One Thread per question: question (root) -> answers (``ParentId``) -> comments (``PostId``). Post ids become
+``p<Id>`` and comment ids ``c<Id>`` because the dump numbers posts and comments independently.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..model import IntegrityPolicy, Node, Thread
+from ._common import GroupSpool, SourceError, html_to_text
+
+
+def parse_tags(raw: str | None) -> list[str]:
+    """Both dump syntaxes: ``<a><b>`` (older dumps) and ``|a|b|`` (newer dumps)."""
+    if not raw:
+        return []
+    if raw.startswith("<"):
+        return [t for t in raw.strip("<>").split("><") if t]
+    return [t for t in raw.split("|") if t]
+
+
+def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[dict[str, str]]:
+    """Stream the ``<row .../>`` attributes of a dump file with bounded memory."""
+    if not path.exists():
+        raise SourceError(path, "file not found")
+    count = 0
+    try:
+        for _event, elem in ET.iterparse(path, events=("end",)):
+            if elem.tag == "row":
+                count += 1
+                yield dict(elem.attrib)
+                elem.clear()
+                if on_row is not None:
+                    on_row(count)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise SourceError(
+            path, f"malformed XML ({exc.msg if hasattr(exc, 'msg') else exc}, column {column})", line=line
+        ) from None
+
+
+def _int(row: dict[str, str], key: str, path: Path, record: str, required: bool = True) -> int | None:
+    value = row.get(key)
+    if value is None:
+        if required:
+            raise SourceError(path, f"missing attribute {key!r}", record=record)
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise SourceError(
+            path, f"attribute {key!r} should be an integer, got {value!r}", record=record
+        ) from None
+
+
+def read_stackexchange(
+    folder: str | Path,
+    *,
+    policy: IntegrityPolicy = "repair",
+    on_row: Callable[[int], None] | None = None,
+) -> Iterator[Thread]:
+    """Threads of a site's dump folder (the one holding ``Posts.xml`` and ``Comments.xml``)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SourceError(folder, "expected the dump folder holding Posts.xml and Comments.xml")
+    posts_xml, comments_xml, users_xml = folder / "Posts.xml", folder / "Comments.xml", folder / "Users.xml"
+    names: dict[str, str] = {}
+    if users_xml.exists():
+        names = {r["Id"]: r.get("DisplayName", "") for r in _rows(users_xml) if "Id" in r}
+
+    with GroupSpool() as spool:
+        question_of: dict[int, int] = {}  # answer id -> question id; ints only, to route comments
+        for row in _rows(posts_xml, on_row):
+            pid = _int(row, "Id", posts_xml, "?")
+            assert pid is not None
+            kind = _int(row, "PostTypeId", posts_xml, f"Id={pid}")
+            if kind == 1:
+                spool.add(f"q{pid:012d}", json.dumps(row).encode())
+                question_of[pid] = pid
+            elif kind == 2:
+                parent = _int(row, "ParentId", posts_xml, f"Id={pid}")
+                assert parent is not None
+                spool.add(f"q{parent:012d}", json.dumps(row).encode())
+                question_of[pid] = parent
+            # other post types (tag wikis, moderator nominations, ...) are not discussions
+        for row in _rows(comments_xml, on_row):
+            cid = _int(row, "Id", comments_xml, "?")
+            post = _int(row, "PostId", comments_xml, f"Id={cid}")
+            if post in question_of:
+                spool.add(f"c{question_of[post]:012d}", json.dumps(row).encode())
+
+        site = folder.name if folder.name not in {"", "."} else "stackexchange"
+        for key, payloads in spool.groups("q"):
+            qid = int(key[1:])
+            posts = [json.loads(p) for p in payloads]
+            comments = [json.loads(p) for p in spool.get(f"c{qid:012d}")]
+            yield _thread(site, qid, posts, comments, names, posts_xml, policy)
+
+
+def _author(row: dict[str, str], names: dict[str, str]) -> str | None:
+    if row.get("OwnerDisplayName") or row.get("UserDisplayName"):
+        return row.get("OwnerDisplayName") or row.get("UserDisplayName")
+    uid = row.get("OwnerUserId") or row.get("UserId")
+    if uid is None:
+        return None
+    return names.get(uid) or f"user{uid}"
+
+
+def _thread(
+    site: str,
+    qid: int,
+    posts: list[dict[str, str]],
+    comments: list[dict[str, str]],
+    names: dict[str, str],
+    path: Path,
+    policy: IntegrityPolicy,
+) -> Thread:
+    question = next((p for p in posts if p.get("PostTypeId") == "1"), None)
+    nodes: list[Node] = []
+    meta: dict[str, Any] = {"source": "stackexchange", "site": site}
+    for row in posts:
+        is_q = row.get("PostTypeId") == "1"
+        text = html_to_text(row.get("Body"))
+        if is_q and row.get("Title"):
+            text = f"{row['Title']}\n\n{text}".strip()
+        nodes.append(
+            Node(
+                id=f"p{row['Id']}",
+                parent_id=None if is_q else f"p{row['ParentId']}",
+                author=_author(row, names),
+                created=row.get("CreationDate"),
+                text=text,
+                score=_int(row, "Score", path, f"Id={row['Id']}", required=False),
+                meta={
+                    "post_type": "question" if is_q else "answer",
+                    **(
+                        {"accepted": True}
+                        if question and question.get("AcceptedAnswerId") == row["Id"]
+                        else {}
+                    ),
+                },
+            )
+        )
+    for row in comments:
+        nodes.append(
+            Node(
+                id=f"c{row['Id']}",
+                parent_id=f"p{row['PostId']}",
+                author=_author(row, names),
+                created=row.get("CreationDate"),
+                text=row.get("Text", ""),
+                score=_int(row, "Score", path, f"Id={row['Id']}", required=False),
+                meta={"post_type": "comment"},
+            )
+        )
+    if question is not None:
+        meta["tags"] = parse_tags(question.get("Tags"))
+    return Thread.build(
+        nodes,
+        id=f"se:{site}:{qid}",
+        platform="stackexchange",
+        title=question.get("Title") if question else None,
+        root_id=f"p{qid}",
+        meta=meta,
+        policy=policy,
+    )
