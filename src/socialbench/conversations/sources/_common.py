@@ -3,14 +3,13 @@ an on-disk spool that groups a stream of records by key without holding the stre
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import zstandard
 from bs4 import BeautifulSoup
@@ -72,41 +71,59 @@ def load_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        what = "truncated JSON" if exc.pos >= len(text.rstrip()) else f"invalid JSON: {exc.msg}"
-        raise SourceError(path, f"{what} (column {exc.colno})", line=exc.lineno) from None
+        raise SourceError(path, _json_problem(exc, text, "document"), line=exc.lineno) from None
 
 
-def open_binary(path: Path) -> IO[bytes]:
-    """Open a plain or zstd-compressed file as a byte stream (decompressed on the fly)."""
+def _zst_chunks(path: Path) -> Iterator[bytes]:
+    """Decompressed chunks of a (possibly multi-frame) .zst file; a frame cut short raises SourceError."""
+    dctx = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW)
+    with path.open("rb") as raw:
+        dobj, fed = dctx.decompressobj(), False
+        while chunk := raw.read(1 << 20):
+            while chunk:
+                try:
+                    out = dobj.decompress(chunk)
+                except zstandard.ZstdError as exc:
+                    raise SourceError(path, f"corrupt zstd stream: {exc}") from None
+                fed = True
+                if out:
+                    yield out
+                if dobj.eof:  # frame finished; the rest of the chunk starts the next frame
+                    chunk, dobj, fed = dobj.unused_data, dctx.decompressobj(), False
+                else:
+                    chunk = b""
+        if fed and not dobj.eof:
+            raise SourceError(path, "truncated zstd stream (the file ends inside a compressed frame)")
+
+
+def _raw_lines(path: Path) -> Iterator[bytes]:
+    if path.suffix != ".zst":
+        with path.open("rb") as handle:
+            yield from handle
+        return
+    pending = b""
+    for chunk in _zst_chunks(path):
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line + b"\n"
+    if pending:
+        yield pending
+
+
+def iter_json_lines(
+    path: Path, on_bytes: Callable[[int], None] | None = None
+) -> Iterator[tuple[int, _LazyLine]]:
+    """Yield ``(line_number, lazy line)`` for each non-blank line of a plain or .zst JSONL file.
+
+    Lines are decoded by ``.load()``, so a consumer can catch a bad line's `SourceError` and go on.
+    """
     if not path.exists():
         raise SourceError(path, "file not found")
-    raw = path.open("rb")
-    if path.suffix == ".zst":
-        reader = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW).stream_reader(raw, closefd=True)
-        return io.BufferedReader(reader)
-    return raw
-
-
-def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, object)`` for each non-blank line; bad lines raise `SourceError` with the line.
-
-    A caller that wants to skip bad lines catches the error and goes on: the generator is not consumed by
-    the error because decoding happens here, per line, after the line has been read.
-    """
-    with open_binary(path) as stream:
-        lineno = 0
-        while True:
-            try:
-                raw = stream.readline()
-            except zstandard.ZstdError as exc:
-                raise SourceError(path, f"corrupt or truncated zstd stream: {exc}", line=lineno + 1) from None
-            if not raw:
-                return
-            lineno += 1
-            if on_bytes is not None:
-                on_bytes(len(raw))
-            if not raw.strip():
-                continue
+    for lineno, raw in enumerate(_raw_lines(path), 1):
+        if on_bytes is not None:
+            on_bytes(len(raw))
+        if raw.strip():
             yield lineno, _LazyLine(path, lineno, raw)
 
 
@@ -123,8 +140,15 @@ class _LazyLine:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            what = "truncated JSON line" if exc.pos >= len(text.rstrip()) else f"invalid JSON: {exc.msg}"
-            raise SourceError(self.path, what, line=self.lineno) from None
+            raise SourceError(self.path, _json_problem(exc, text, "line"), line=self.lineno) from None
+
+
+def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
+    # The input ends inside a value (an unterminated string, or within a few characters of the error, e.g.
+    # a literal cut to "nu"): a cut-off download or partial write, worth naming as such.
+    if len(text.rstrip()) - exc.pos <= 8 or exc.msg.startswith("Unterminated string"):
+        return f"truncated JSON {unit}"
+    return f"invalid JSON: {exc.msg} (column {exc.colno})"
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, **where: Any) -> Any:

@@ -1,0 +1,201 @@
+"""Streaming Pushshift import vs. a naive load-everything-then-group baseline.
+
+Builds synthetic Pushshift-style comment dumps (.zst; comments of many threads interleaved in time order, as
+in the monthly RC_ files), then, each in a fresh process, imports them with `read_pushshift` and with the
+naive baseline, and prints throughput (uncompressed MB/s) and peak resident memory. Two dump sizes show
+whether peak memory grows with the dump.
+
+    python benchmarks/import_speed.py                 # 256 MB and 1024 MB dumps (uncompressed)
+    python benchmarks/import_speed.py --sizes 64 256  # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import zstandard
+
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "a",
+    "in",
+    "is",
+    "that",
+    "it",
+    "for",
+    "on",
+    "with",
+    "as",
+    "was",
+    "but",
+    "be",
+    "this",
+    "have",
+    "not",
+    "are",
+    "they",
+    "you",
+    "at",
+    "by",
+    "thread",
+    "reply",
+    "argument",
+    "evidence",
+    "source",
+    "claim",
+    "point",
+    "view",
+    "change",
+    "think",
+    "people",
+    "because",
+]
+
+
+def build_dump(path: Path, size_mb: int, seed: int = 0) -> int:
+    """Write ~size_mb of uncompressed JSON lines; returns the uncompressed byte count."""
+    rng = random.Random(seed)
+    target = size_mb * 1024 * 1024
+    written, cid = 0, 0
+    live: list[tuple[str, list[str]]] = []  # threads receiving comments, each with its comment ids
+    cctx = zstandard.ZstdCompressor(level=3, threads=2)
+    with path.open("wb") as raw, cctx.stream_writer(raw) as out:
+        t = 1_500_000_000
+        while written < target:
+            if not live or rng.random() < 0.01:  # a new thread starts
+                live.append((f"{len(live) + cid:x}t", []))
+                if len(live) > 2000:  # old threads go quiet
+                    live.pop(0)
+            link, ids = live[rng.randrange(len(live))]
+            parent = f"t1_{rng.choice(ids)}" if ids and rng.random() < 0.7 else f"t3_{link}"
+            cid += 1
+            ids.append(f"c{cid:x}")
+            t += rng.randint(0, 3)
+            body = " ".join(rng.choices(WORDS, k=rng.randint(10, 120)))
+            line = (
+                json.dumps(
+                    {
+                        "id": f"c{cid:x}",
+                        "link_id": f"t3_{link}",
+                        "parent_id": parent,
+                        "author": f"user{rng.randrange(50_000)}",
+                        "body": body,
+                        "score": rng.randint(-5, 50),
+                        "created_utc": t,
+                        "subreddit": "bench",
+                    }
+                ).encode()
+                + b"\n"
+            )
+            out.write(line)
+            written += len(line)
+    return written
+
+
+def streaming(path: str) -> tuple[int, int]:
+    from socialbench.conversations.sources import read_pushshift
+
+    threads = comments = 0
+    for thread in read_pushshift(path):
+        threads += 1
+        comments += len(thread) - 1
+    return threads, comments
+
+
+def naive(path: str) -> tuple[int, int]:
+    """What a quick script does: decompress everything, parse every line, group in a dict, then build."""
+    import io
+
+    from socialbench.conversations.model import Node, Thread
+
+    with open(path, "rb") as raw:
+        reader = io.TextIOWrapper(zstandard.ZstdDecompressor(max_window_size=2**31).stream_reader(raw))
+        records = [json.loads(line) for line in reader]
+    grouped: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for r in records:
+        grouped[str(r["link_id"])[3:]].append(r)
+    comments = 0
+    for link, rows in grouped.items():
+        nodes = [Node(id=link)] + [
+            Node(
+                id=str(r["id"]),
+                parent_id=str(r["parent_id"])[3:],
+                author=str(r["author"]),
+                text=str(r["body"]),
+                created=r["created_utc"],
+            )
+            for r in rows
+        ]
+        comments += len(Thread.build(nodes, id=link, platform="reddit", root_id=link)) - 1
+    return len(grouped), comments
+
+
+def child(mode: str, path: str) -> None:
+    start = time.perf_counter()
+    threads, comments = (streaming if mode == "streaming" else naive)(path)
+    seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"threads": threads, "comments": comments, "seconds": seconds, "peak_mb": peak_mb}))
+
+
+def measure(mode: str, path: Path) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", mode, str(path)], capture_output=True, text=True, check=True
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[256, 1024], help="dump sizes in MB (uncompressed)"
+    )
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            path = Path(tmp) / f"RC_bench_{size}.zst"
+            uncompressed = build_dump(path, size)
+            mb = uncompressed / 2**20
+            for mode in ("streaming", "naive"):
+                r = measure(mode, path)
+                rows.append((size, mode, r))
+                print(
+                    f"{size:>6} MB dump ({path.stat().st_size / 2**20:.0f} MB .zst) {mode:>9}: "
+                    f"{r['threads']:.0f} threads, {r['comments']:.0f} comments, "
+                    f"{mb / r['seconds']:.1f} MB/s, "
+                    f"peak RSS {r['peak_mb']:.0f} MB",
+                    flush=True,
+                )
+    small, large = args.sizes[0], args.sizes[-1]
+    peak = {(s, m): r["peak_mb"] for s, m, r in rows}
+    growth = {mode: peak[large, mode] / peak[small, mode] for mode in ("streaming", "naive")}
+    print(
+        f"\npeak memory growth {small} MB -> {large} MB dump: streaming x{growth['streaming']:.2f}, "
+        f"naive x{growth['naive']:.2f}"
+    )
+    print(
+        f"naive / streaming peak memory at {large} MB: x{peak[large, 'naive'] / peak[large, 'streaming']:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

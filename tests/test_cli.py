@@ -1,0 +1,89 @@
+"""The `socialbench` command as a user runs it (a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "socialbench.cli"]
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "path", "episodes"),
+    [
+        ("hn-algolia", "hackernews/algolia_item_18475438.json", 1),
+        ("reddit-json", "reddit/thread_1cebxh.json", 1),
+        ("stackexchange", "stackexchange", 556),
+        ("convokit", "convokit", 50),
+        ("cmv", "cmv", 67),
+        ("sibench", "sibench/SI-Bench.json", 2221),
+    ],
+)
+def test_import_then_stats(data: Path, tmp_path: Path, fmt: str, path: str, episodes: int) -> None:
+    out = tmp_path / "episodes.jsonl"
+    result = run("import", fmt, data / path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {episodes} episodes" in result.stderr
+    stats = run("stats", out, "--json")
+    assert stats.returncode == 0, stats.stderr
+    payload = json.loads(stats.stdout)
+    assert len(payload["episodes"]) == episodes
+    assert payload["sources"][0]["episodes"] == episodes
+
+
+def test_stats_table_and_show(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "hn.jsonl"
+    assert (
+        run("import", "hn-algolia", data / "hackernews/algolia_item_18475438.json", "-o", out).returncode == 0
+    )
+    table = run("stats", out)
+    assert "Tokens med." in table.stdout and "146.0" in table.stdout and "30.0" in table.stdout
+    payload = json.loads(run("stats", out, "--json").stdout)
+    assert payload["episodes"][0]["max_depth"] == 7 and payload["sources"][0]["mean_nodes"] == 146
+    shown = run("show", out, "hn:18475438")
+    assert shown.returncode == 0 and shown.stdout.startswith("DISCUSSION hn:18475438 (Hacker News)")
+    missing = run("show", out, "hn:1")
+    assert missing.returncode == 2 and "no episode with id 'hn:1'" in missing.stderr
+
+
+def test_bad_input_is_one_line_and_exit_2(data: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "thread.json"
+    broken.write_bytes((data / "hackernews/algolia_item_18475438.json").read_bytes()[:5000])
+    result = run("import", "hn-algolia", broken, "-o", tmp_path / "out.jsonl")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and re.search(r"thread\.json:\d+: truncated JSON document", lines[0])
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out.jsonl").exists()  # nothing half-written
+    debug = run("--debug", "import", "hn-algolia", broken, "-o", tmp_path / "out.jsonl")
+    assert debug.returncode == 2 and "Traceback" in debug.stderr
+    unknown = run("import", "mastodon", broken, "-o", tmp_path / "out.jsonl")
+    assert unknown.returncode == 2 and "mastodon" in unknown.stderr
+
+
+def test_pushshift_skip_bad_reports(data: Path, tmp_path: Path) -> None:
+    raw = json.loads((data / "reddit/thread_1cebxh.json").read_text())
+    comments = [c["data"] for c in raw[1]["data"]["children"] if c["kind"] == "t1"]
+    dump = tmp_path / "RC.jsonl"
+    dump.write_text(
+        "\n".join(
+            [
+                *(json.dumps({**c, "replies": ""}) for c in comments[:5]),
+                '{"id": oops, "link_id": "t3_1cebxh", "body": "some text here"}',
+            ]
+        )
+        + "\n"
+    )
+    strict = run("import", "pushshift", dump, "-o", tmp_path / "a.jsonl")
+    assert strict.returncode == 2 and "RC.jsonl:6: invalid JSON" in strict.stderr
+    lenient = run("import", "pushshift", dump, "--skip-bad", "-o", tmp_path / "a.jsonl")
+    assert lenient.returncode == 0 and "skipped 1 bad records of 6" in lenient.stderr

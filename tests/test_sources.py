@@ -1,0 +1,404 @@
+"""Every importer on its real file, and on broken variants derived from it here (the data stays untouched)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+from socialbench.conversations.model import Thread
+from socialbench.conversations.sources import (
+    ImportReport,
+    SourceError,
+    import_episodes,
+    read_algolia,
+    read_cmv,
+    read_convokit,
+    read_firebase,
+    read_pushshift,
+    read_sibench,
+    read_stackexchange,
+    read_thread_json,
+)
+from socialbench.conversations.sources.stackexchange import parse_tags
+
+
+def edges(thread: Thread) -> set[tuple[str, str | None]]:
+    return {(n.id, n.parent_id) for n in thread.nodes}
+
+
+# ---- Hacker News -------------------------------------------------------------------------------------------
+def algolia_nodes(item: dict[str, Any], parent: int | None = None) -> list[tuple[dict[str, Any], int | None]]:
+    out = [(item, parent)]
+    for child in item["children"]:
+        out += algolia_nodes(child, item["id"])
+    return out
+
+
+def test_hn_algolia(data: Path) -> None:
+    thread = next(read_algolia(data / "hackernews/algolia_item_18475438.json"))
+    assert thread.id == "hn:18475438" and thread.title == "Story of a failed pentest"
+    assert len(thread) - 1 == 145  # comments
+    assert thread.max_depth() == 7
+    deleted = [n for n in thread.nodes if n.deleted]
+    assert len(deleted) == 8 and all(n.author is None for n in deleted)
+    assert thread.repairs == ()
+    first = thread.node("18476289")
+    assert first.author == "netsec_burn" and first.text.startswith("During pentests most testers")
+    assert "&#x27;" not in first.text and "it's not realistic" in first.text  # HTML entities decoded
+    assert first.created is not None and first.created.isoformat() == "2018-11-17T16:56:14+00:00"
+
+
+def to_firebase(item: dict[str, Any], parent: int | None) -> dict[str, Any]:
+    fb: dict[str, Any] = {
+        "id": item["id"],
+        "type": item["type"],
+        "time": item["created_at_i"],
+        "kids": [c["id"] for c in item["children"]],
+    }
+    if item["author"] is None:
+        fb["deleted"] = True
+    else:
+        fb["by"] = item["author"]
+    for src, dst in (("text", "text"), ("title", "title"), ("url", "url"), ("points", "score")):
+        if item.get(src) is not None:
+            fb[dst] = item[src]
+    if parent is not None:
+        fb["parent"] = parent
+    return fb
+
+
+def test_hn_firebase_folder_and_jsonl_rebuild_the_same_tree(data: Path, tmp_path: Path) -> None:
+    raw = json.loads((data / "hackernews/algolia_item_18475438.json").read_text())
+    items = [to_firebase(i, p) for i, p in algolia_nodes(raw)]
+    folder = tmp_path / "item"
+    folder.mkdir()
+    for it in items:
+        (folder / f"{it['id']}.json").write_text(json.dumps(it))
+    jsonl = tmp_path / "items.jsonl"
+    jsonl.write_text("\n".join(json.dumps(it) for it in reversed(items)) + "\n")
+    reference = next(read_algolia(data / "hackernews/algolia_item_18475438.json"))
+    for source in (folder, jsonl):
+        (thread,) = list(read_firebase(source))
+        assert thread.id == "hn:18475438" and len(thread) == 146
+        assert edges(thread) == edges(reference)
+        assert sum(n.deleted for n in thread.nodes) == 8
+        assert ([n.id for n in thread.traverse("time")]) == [n.id for n in reference.traverse("time")]
+
+
+def test_hn_firebase_missing_story_is_reported(data: Path, tmp_path: Path) -> None:
+    raw = json.loads((data / "hackernews/algolia_item_18475438.json").read_text())
+    items = [to_firebase(i, p) for i, p in algolia_nodes(raw)][1:]  # drop the story
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(it) for it in items))
+    threads = list(read_firebase(path))
+    assert len(threads) == 30  # one partial thread per root reply
+    assert all("partial" in t.meta for t in threads)
+
+
+# ---- Reddit thread JSON ------------------------------------------------------------------------------------
+def test_reddit_thread_json(data: Path) -> None:
+    (thread,) = list(read_thread_json(data / "reddit/thread_1cebxh.json"))
+    assert thread.id == "reddit:1cebxh" and len(thread) - 1 == 199
+    gaps = thread.meta["gaps"]
+    assert len(gaps) == 125 and thread.meta["missing_comments"] == sum(g["count"] for g in gaps) == 1660
+    assert (
+        thread.root.author == "hglkgkjd" and thread.title and thread.title.startswith("my wife passed away")
+    )
+    assert thread.repairs == ()
+
+
+def test_reddit_morechildren_of_another_thread_is_refused(data: Path) -> None:
+    # The shipped morechildren answer belongs to thread hbo4a7, not 1cebxh: it must not be merged silently.
+    with pytest.raises(SourceError, match=r"morechildren_1cebxh\.json.*thread 'hbo4a7', not '1cebxh'"):
+        next(read_thread_json(data / "reddit/thread_1cebxh.json", [data / "reddit/morechildren_1cebxh.json"]))
+
+
+def test_reddit_morechildren_fills_gaps(data: Path, tmp_path: Path) -> None:
+    """Hide two real reply subtrees behind a `more` stub, serve them as a morechildren answer, expand."""
+    doc = json.loads((data / "reddit/thread_1cebxh.json").read_text())
+    full = next(read_thread_json(data / "reddit/thread_1cebxh.json"))
+    top = doc[1]["data"]["children"]
+
+    def flatten(thing: dict[str, Any]) -> list[dict[str, Any]]:
+        out = [thing]
+        replies = thing["data"].get("replies")
+        for child in replies["data"]["children"] if replies else []:
+            out += flatten(child)
+        return out
+
+    # two real reply subtrees (with replies) that hold no `more` stubs of their own
+    hidden = [c for c in top if c["kind"] == "t1" and all(t["kind"] == "t1" for t in flatten(c))]
+    hidden = [c for c in hidden if len(flatten(c)) > 1][:2]
+    assert len(hidden) == 2
+
+    things = [t for h in hidden for t in flatten(h)]
+    ids = [t["data"]["id"] for t in things]
+    doc[1]["data"]["children"] = [c for c in top if c not in hidden] + [
+        {"kind": "more", "data": {"count": len(ids), "parent_id": "t3_1cebxh", "children": ids}}
+    ]
+    stubbed = tmp_path / "thread.json"
+    stubbed.write_text(json.dumps(doc))
+    flat = [{"kind": "t1", "data": {**t["data"], "replies": ""}} for t in things]
+    more = tmp_path / "more.json"
+    more.write_text(json.dumps({"json": {"errors": [], "data": {"things": flat}}}))
+
+    gapped = next(read_thread_json(stubbed))
+    assert len(gapped) == len(full) - len(ids)
+    assert gapped.meta["missing_comments"] == full.meta["missing_comments"] + len(ids)
+    expanded = next(read_thread_json(stubbed, [more]))
+    assert {n.id for n in expanded.nodes} == {n.id for n in full.nodes}
+    assert {(n.id, n.parent_id) for n in expanded.nodes} == edges(full)
+    assert expanded.meta["missing_comments"] == full.meta["missing_comments"]
+
+
+# ---- Pushshift ---------------------------------------------------------------------------------------------
+def pushshift_records(data: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    doc = json.loads((data / "reddit/thread_1cebxh.json").read_text())
+    post = doc[0]["data"]["children"][0]["data"]
+    comments: list[dict[str, Any]] = []
+
+    def walk(things: list[dict[str, Any]]) -> None:
+        for t in things:
+            if t["kind"] != "t1":
+                continue
+            d = t["data"]
+            comments.append(
+                {k: d[k] for k in ("id", "link_id", "parent_id", "author", "body", "score", "subreddit")}
+                | {"created_utc": str(int(d["created_utc"]))}
+            )
+            if d["replies"]:
+                walk(d["replies"]["data"]["children"])
+
+    walk(doc[1]["data"]["children"])
+    comments.sort(key=lambda c: int(c["created_utc"]))  # dumps are in time order, threads interleaved
+    submission = {
+        k: post[k] for k in ("id", "title", "selftext", "author", "created_utc", "score", "subreddit")
+    }
+    return submission, comments
+
+
+def write_zst(path: Path, records: list[dict[str, Any]], extra_lines: list[str] = ()) -> Path:  # type: ignore[assignment]
+    lines = [json.dumps(r) for r in records] + list(extra_lines)
+    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
+def test_pushshift_zst_rebuilds_the_thread(data: Path, tmp_path: Path) -> None:
+    submission, comments = pushshift_records(data)
+    other = [
+        dict(c, id=f"x{i}", link_id="t3_other", parent_id="t3_other", subreddit="AskReddit")
+        for i, c in enumerate(comments[:5])
+    ]
+    mixed = sorted(comments + other, key=lambda c: int(c["created_utc"]))
+    rc = write_zst(tmp_path / "RC_2013-04.zst", mixed)
+    rs = tmp_path / "RS_2013-04.jsonl"
+    rs.write_text(json.dumps(submission) + "\n")
+    reference = next(read_thread_json(data / "reddit/thread_1cebxh.json"))
+
+    threads = {t.id: t for t in read_pushshift(rc, rs)}
+    assert set(threads) == {"reddit:1cebxh", "reddit:other"}
+    rebuilt = threads["reddit:1cebxh"]
+    assert edges(rebuilt) == edges(reference) and rebuilt.title == reference.title
+    assert threads["reddit:other"].root.meta.get("placeholder") is True  # submission not given
+    assert len(threads["reddit:other"]) == 6
+
+    only = list(read_pushshift(rc, subreddits=["askreddit"]))
+    assert [t.id for t in only] == ["reddit:other"]
+    assert [t.id for t in read_pushshift(rc, thread_ids=["t3_1cebxh"])] == ["reddit:1cebxh"]
+
+
+def test_pushshift_bad_lines(data: Path, tmp_path: Path) -> None:
+    _, comments = pushshift_records(data)
+    bad = write_zst(tmp_path / "RC_bad.zst", comments[:10], ['{"id": "zz", "link_id": "t3_1ceb', "not json"])
+    with pytest.raises(SourceError, match=r"RC_bad\.zst:11: truncated JSON line"):
+        list(read_pushshift(bad))
+    report = ImportReport()
+    threads = list(read_pushshift(bad, skip_bad=True, report=report))
+    assert report.skipped == 2 and report.records == 12 and "RC_bad.zst:12" in report.errors[1]
+    assert len(threads) == 1
+    missing = write_zst(
+        tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}]
+    )
+    with pytest.raises(SourceError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
+        list(read_pushshift(missing))
+    wrong = write_zst(tmp_path / "RC_type.zst", [dict(comments[0], body=17)])
+    with pytest.raises(SourceError, match=r"RC_type\.zst:1.*'body' should be str"):
+        list(read_pushshift(wrong))
+
+
+def test_pushshift_truncated_zst(data: Path, tmp_path: Path) -> None:
+    _, comments = pushshift_records(data)
+    whole = write_zst(tmp_path / "RC_whole.zst", comments)
+    cut = tmp_path / "RC_cut.zst"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(SourceError, match=r"RC_cut\.zst"):
+        list(read_pushshift(cut))
+
+
+def test_pushshift_non_utf8(data: Path, tmp_path: Path) -> None:
+    _, comments = pushshift_records(data)
+    path = tmp_path / "RC.jsonl"
+    path.write_bytes(json.dumps(comments[0]).encode() + b"\n" + b'{"id": "\xff\xfe"}\n')
+    with pytest.raises(SourceError, match=r"RC\.jsonl:2: not UTF-8"):
+        list(read_pushshift(path))
+
+
+# ---- Stack Exchange ----------------------------------------------------------------------------------------
+def test_stackexchange_dump(data: Path) -> None:
+    threads = list(read_stackexchange(data / "stackexchange"))
+    assert len(threads) == 556
+    kinds = collections.Counter(n.meta["post_type"] for t in threads for n in t.nodes)
+    assert kinds == {"question": 556, "answer": 1095, "comment": 3454}
+    first = next(t for t in threads if t.root_id == "p1")
+    assert first.title == "Should we include sources in answers?"
+    assert first.meta["tags"] == ["discussion", "answers"]
+    assert "<p>" not in first.root.text and "As a historian" in first.root.text
+    assert all(t.max_depth() <= 2 for t in threads)
+    assert all(t.repairs == () for t in threads)
+    # names come from Users.xml
+    assert first.root.author and not first.root.author.startswith("user")
+
+
+def test_stackexchange_tag_syntaxes() -> None:
+    assert parse_tags("<discussion><answers>") == ["discussion", "answers"]
+    assert parse_tags("|discussion|answers|") == ["discussion", "answers"]
+    assert parse_tags(None) == []
+
+
+def test_stackexchange_truncated_and_bad_values(data: Path, tmp_path: Path) -> None:
+    dump = tmp_path / "site"
+    dump.mkdir()
+    shutil.copy(data / "stackexchange/Comments.xml", dump)
+    posts = (data / "stackexchange/Posts.xml").read_bytes()
+    (dump / "Posts.xml").write_bytes(posts[: len(posts) // 2])
+    with pytest.raises(SourceError, match=r"site/Posts\.xml:\d+: malformed XML"):
+        list(read_stackexchange(dump))
+    (dump / "Posts.xml").write_bytes(
+        posts.replace(b'PostTypeId="2" ParentId="1"', b'PostTypeId="2" ParentId="one"', 1)
+    )
+    with pytest.raises(
+        SourceError, match=r"Posts\.xml \(record Id=2\): attribute 'ParentId' should be an integer"
+    ):
+        list(read_stackexchange(dump))
+
+
+# ---- ConvoKit ----------------------------------------------------------------------------------------------
+def test_convokit_corpus(data: Path) -> None:
+    threads = list(read_convokit(data / "convokit"))
+    assert len(threads) == 50 and sum(len(t) for t in threads) == 1519
+    assert all(t.repairs == () for t in threads)
+    first = next(t for t in threads if t.id == "convokit:o0ss4")
+    assert first.title == "oh look.. a picture!" and first.root.author == "moon_river"
+
+
+def test_convokit_reply_to_spelling_and_errors(data: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(data / "convokit", corpus)
+    lines = (data / "convokit/utterances.jsonl").read_text().splitlines()
+    old = [json.loads(line) for line in lines]
+    for u in old:
+        u["reply_to"] = u.pop("reply-to")
+    (corpus / "utterances.jsonl").write_text("\n".join(json.dumps(u) for u in old))
+    assert sum(len(t) for t in read_convokit(corpus)) == 1519
+    (corpus / "utterances.jsonl").write_text("\n".join([*lines[:3], lines[3][:40]]))
+    with pytest.raises(SourceError, match=r"utterances\.jsonl:4: truncated JSON line"):
+        list(read_convokit(corpus))
+    broken = json.loads(lines[0]) | {"reply-to": 5}
+    (corpus / "utterances.jsonl").write_text(json.dumps(broken))
+    with pytest.raises(
+        SourceError, match=r"utterances\.jsonl:1 \(record o0ss4\): field 'reply-to' should be str"
+    ):
+        list(read_convokit(corpus))
+
+
+# ---- ChangeMyView ------------------------------------------------------------------------------------------
+def test_cmv_exchanges(data: Path) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = list(read_cmv(data / "cmv"))
+    assert any("negative/test.xml" in str(w.message) for w in caught)  # the one malformed real file
+    assert len(threads) == 67
+    assert sum(t.meta["exchanges"] for t in threads) == 201
+    both = [t for t in threads if {n.meta.get("delta") for n in t.nodes} >= {True, False}]
+    assert len(both) == 21
+    thread = next(t for t in threads if t.id == "cmv:2rppq9")
+    assert thread.root.author == "DurianMD" and thread.platform == "reddit_cmv"
+    first = thread.children(thread.root_id)[0]
+    assert first.meta["delta"] is True and first.meta["op_delta_in_text"] is True
+    assert thread.children(first.id)[0].author == "DurianMD"  # the exchange is a reply chain
+
+
+def test_cmv_inline_markup_is_text(data: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        threads = list(read_cmv(data / "cmv/negative/test.xml"))
+    texts = " ".join(n.text for n in threads[0].nodes)
+    assert "<claim>" not in texts and "Your claim is that the conscious acceptance" in texts
+
+
+def test_cmv_missing_op(data: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "positive"
+    folder.mkdir()
+    text = (data / "cmv/positive/0.xml").read_text()
+    start, end = text.index("<OP"), text.index("</OP>") + len("</OP>")
+    (folder / "0.xml").write_text(text[:start] + text[end:])
+    with pytest.raises(SourceError, match=r"positive/0\.xml \(record 2rppq9\): missing <OP> element"):
+        list(read_cmv(folder))
+
+
+# ---- SI-Bench ----------------------------------------------------------------------------------------------
+SITUATIONS = {
+    "Relational Distance - Rejection": 593,
+    "Implied meaning - Humor": 356,
+    "Implied meaning - Irony/Sarcasm": 251,
+    "Equivocation - Vagueness": 248,
+    "Relational Test - Counter": 240,
+    "Implied meaning - Euphemism": 173,
+    "Relational Distance - Push-Pull": 116,
+    "Implied meaning - Hint": 99,
+    "Relational Test - Commitment": 48,
+    "Relational Test - Authenticity": 40,
+    "Equivocation - Ambiguity": 36,
+    "Relational Test - Value": 21,
+}
+
+
+def test_sibench_all_dialogues(data: Path) -> None:
+    dialogues = list(read_sibench(data / "sibench/SI-Bench.json"))
+    assert len(dialogues) == 2221
+    assert collections.Counter(d.meta["scenario_en"] for d in dialogues) == SITUATIONS
+    first = dialogues[0]
+    assert first.id == "sibench:1" and first.meta["scenario"] == "言外之意-讽刺"
+    assert [t.role for t in first.turns[:3]] == ["self", "other", "self"]
+    assert first.turns[6].text == "睡不着[/委屈巴巴]"  # emoji codes kept
+    assert sum(t.role == "other" for d in dialogues for t in d.turns) > 0
+    stray = next(d for d in dialogues if d.id == "sibench:1886")
+    assert stray.turns[0].text == "想吃李子" and stray.turns[0].meta == {"stray_prefix": "f"}
+
+
+def test_sibench_bad_records(data: Path, tmp_path: Path) -> None:
+    records = json.loads((data / "sibench/SI-Bench.json").read_text())[:3]
+    path = tmp_path / "si.json"
+    path.write_text(json.dumps([records[0], {k: v for k, v in records[1].items() if k != "scenario_en"}]))
+    with pytest.raises(SourceError, match=r"si\.json \(record #1 id=2\): missing field 'scenario_en'"):
+        list(read_sibench(path))
+    path.write_text(json.dumps([records[0] | {"chat_messages": ["用户: hi"]}]))
+    with pytest.raises(SourceError, match=r"'chat_messages' should be str, got list"):
+        list(read_sibench(path))
+    path.write_text(json.dumps(records)[:-50])
+    with pytest.raises(SourceError, match=r"si\.json:1: truncated JSON"):
+        list(read_sibench(path))
+
+
+def test_unknown_format_and_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="unknown format 'mastodon'"):
+        import_episodes("mastodon", [tmp_path])
+    with pytest.raises(SourceError, match="no such file or folder"):
+        import_episodes("sibench", [tmp_path / "nope.json"])
