@@ -158,12 +158,8 @@ def measure(mode: str, path: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "--sizes", type=int, nargs="+", default=[256, 1024], help="dump sizes in MB (uncompressed)"
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024], help="dump sizes in MB (uncompressed)")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -192,9 +188,7 @@ def main() -> None:
         f"\npeak memory growth {small} MB -> {large} MB dump: streaming x{growth['streaming']:.2f}, "
         f"naive x{growth['naive']:.2f}"
     )
-    print(
-        f"naive / streaming peak memory at {large} MB: x{peak[large, 'naive'] / peak[large, 'streaming']:.1f}"
-    )
+    print(f"naive / streaming peak memory at {large} MB: x{peak[large, 'naive'] / peak[large, 'streaming']:.1f}")
 
 
 if __name__ == "__main__":

@@ -42,9 +42,7 @@ def test_import_then_stats(data: Path, tmp_path: Path, fmt: str, path: str, epis
 
 def test_stats_table_and_show(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "hn.jsonl"
-    assert (
-        run("import", "hn-algolia", data / "hackernews/algolia_item_18475438.json", "-o", out).returncode == 0
-    )
+    assert run("import", "hn-algolia", data / "hackernews/algolia_item_18475438.json", "-o", out).returncode == 0
     table = run("stats", out)
     assert "Tokens med." in table.stdout and "146.0" in table.stdout and "30.0" in table.stdout
     payload = json.loads(run("stats", out, "--json").stdout)

@@ -108,9 +108,7 @@ def test_reddit_thread_json(data: Path) -> None:
     assert thread.id == "reddit:1cebxh" and len(thread) - 1 == 199
     gaps = thread.meta["gaps"]
     assert len(gaps) == 125 and thread.meta["missing_comments"] == sum(g["count"] for g in gaps) == 1660
-    assert (
-        thread.root.author == "hglkgkjd" and thread.title and thread.title.startswith("my wife passed away")
-    )
+    assert thread.root.author == "hglkgkjd" and thread.title and thread.title.startswith("my wife passed away")
     assert thread.repairs == ()
 
 
@@ -178,9 +176,7 @@ def pushshift_records(data: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
     walk(doc[1]["data"]["children"])
     comments.sort(key=lambda c: int(c["created_utc"]))  # dumps are in time order, threads interleaved
-    submission = {
-        k: post[k] for k in ("id", "title", "selftext", "author", "created_utc", "score", "subreddit")
-    }
+    submission = {k: post[k] for k in ("id", "title", "selftext", "author", "created_utc", "score", "subreddit")}
     return submission, comments
 
 
@@ -223,9 +219,7 @@ def test_pushshift_bad_lines(data: Path, tmp_path: Path) -> None:
     threads = list(read_pushshift(bad, skip_bad=True, report=report))
     assert report.skipped == 2 and report.records == 12 and "RC_bad.zst:12" in report.errors[1]
     assert len(threads) == 1
-    missing = write_zst(
-        tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}]
-    )
+    missing = write_zst(tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}])
     with pytest.raises(SourceError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
         list(read_pushshift(missing))
     wrong = write_zst(tmp_path / "RC_type.zst", [dict(comments[0], body=17)])
@@ -280,12 +274,8 @@ def test_stackexchange_truncated_and_bad_values(data: Path, tmp_path: Path) -> N
     (dump / "Posts.xml").write_bytes(posts[: len(posts) // 2])
     with pytest.raises(SourceError, match=r"site/Posts\.xml:\d+: malformed XML"):
         list(read_stackexchange(dump))
-    (dump / "Posts.xml").write_bytes(
-        posts.replace(b'PostTypeId="2" ParentId="1"', b'PostTypeId="2" ParentId="one"', 1)
-    )
-    with pytest.raises(
-        SourceError, match=r"Posts\.xml \(record Id=2\): attribute 'ParentId' should be an integer"
-    ):
+    (dump / "Posts.xml").write_bytes(posts.replace(b'PostTypeId="2" ParentId="1"', b'PostTypeId="2" ParentId="one"', 1))
+    with pytest.raises(SourceError, match=r"Posts\.xml \(record Id=2\): attribute 'ParentId' should be an integer"):
         list(read_stackexchange(dump))
 
 
@@ -312,9 +302,7 @@ def test_convokit_reply_to_spelling_and_errors(data: Path, tmp_path: Path) -> No
         list(read_convokit(corpus))
     broken = json.loads(lines[0]) | {"reply-to": 5}
     (corpus / "utterances.jsonl").write_text(json.dumps(broken))
-    with pytest.raises(
-        SourceError, match=r"utterances\.jsonl:1 \(record o0ss4\): field 'reply-to' should be str"
-    ):
+    with pytest.raises(SourceError, match=r"utterances\.jsonl:1 \(record o0ss4\): field 'reply-to' should be str"):
         list(read_convokit(corpus))
 
 

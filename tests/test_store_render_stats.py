@@ -100,21 +100,14 @@ def test_render_thread_is_canonical(data: Path) -> None:
     thread = next(read_algolia(data / HN))
     text = render_thread(thread)
     assert text == render_thread(thread)  # deterministic
-    assert text.startswith(
-        "DISCUSSION hn:18475438 (Hacker News)\nTitle: Story of a failed pentest\n146 posts"
-    )
+    assert text.startswith("DISCUSSION hn:18475438 (Hacker News)\nTitle: Story of a failed pentest\n146 posts")
     ids = short_ids(thread)
     assert ids[thread.root_id] == "c0" and len(set(ids.values())) == 146
     first = thread.node("18476289")
-    assert (
-        f"[{ids[first.id]}] reply to c0 | depth 1 | netsec_burn | 2018-11-17 16:56 UTC\nDuring pentests"
-        in text
-    )
+    assert f"[{ids[first.id]}] reply to c0 | depth 1 | netsec_burn | 2018-11-17 16:56 UTC\nDuring pentests" in text
     # every post appears once, and its parent is announced with the parent's short id
     for node in thread.nodes:
-        head = f"[{ids[node.id]}] " + (
-            "root post" if node.parent_id is None else f"reply to {ids[node.parent_id]}"
-        )
+        head = f"[{ids[node.id]}] " + ("root post" if node.parent_id is None else f"reply to {ids[node.parent_id]}")
         assert text.count(head) == 1
     assert text.count("| [deleted] |") == 8
     by_time = render_thread(thread, "time")

@@ -6,9 +6,8 @@ import json
 import sys
 import traceback
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 from rich.console import Console
@@ -52,9 +51,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 @main.command("import")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
 @click.argument("paths", nargs=-1, required=True)
-@click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False), help="Episodes JSONL to write."
-)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Episodes JSONL to write.")
 @click.option("--morechildren", multiple=True, help="reddit-json: /api/morechildren answers that fill gaps.")
 @click.option("--subreddit", multiple=True, help="pushshift: keep only these subreddits.")
 @click.option("--thread", "thread_ids", multiple=True, help="pushshift: keep only these thread ids.")
@@ -104,9 +101,7 @@ def import_cmd(
         written = write_episodes(output, episodes())
     err.print(f"wrote {written} episodes to {output}")
     if report.skipped:
-        err.print(
-            f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}"
-        )
+        err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
 
 
 def _stats_rows(path: str) -> list[EpisodeStats]:
@@ -170,17 +165,81 @@ def show(episodes: str, episode_id: str, order: str) -> None:
     click.echo(render(episode, order), nl=False)  # type: ignore[arg-type]
 
 
-def bundled_episodes() -> Path:
-    ref = resources.files("socialbench") / "benchmarks" / "longsocial" / "sample_pack" / "episodes.jsonl"
-    return Path(str(ref))
+DEFAULT_MODEL = "socialbench/gemma-3-270m"
 
 
 @main.command()
-def run() -> None:
-    """The main job: statistics of the bundled real episodes."""
-    path = bundled_episodes()
-    print_stats_table(_stats_rows(str(path)), "Bundled sample episodes (real threads)")
-    out.print(f"episodes file: {path}")
+@click.option("--benchmark", type=click.Choice(["longsocial"]), default="longsocial", show_default=True)
+@click.option(
+    "--model",
+    default=DEFAULT_MODEL,
+    show_default=True,
+    help="Any inspect model: socialbench/gemma-3-270m, openai-api/vllm/NAME, openai/gpt-5, ...",
+)
+@click.option("--workflow", default="full", show_default=True, help="Evaluation setting (paper Table 12).")
+@click.option("--items", type=click.Path(dir_okay=False), help="Items JSONL (default: the bundled sample pack).")
+@click.option("--episodes", type=click.Path(dir_okay=False), help="Episodes JSONL (default: bundled episodes).")
+@click.option(
+    "--answer",
+    "answer_mode",
+    type=click.Choice(["auto", "generate", "logprobs"]),
+    default="auto",
+    show_default=True,
+    help="auto = logprobs for the embedded base model, generate otherwise.",
+)
+@click.option("--limit", type=int, help="Evaluate at most this many items.")
+@click.option("--log-dir", default="logs", show_default=True, help="Where inspect writes its .eval logs.")
+@click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
+@click.option("--max-context", type=int, help="Context window for providers that do not report one.")
+@click.option("--overlength", type=click.Choice(["skip", "truncate"]), default="skip", show_default=True)
+@click.option("-M", "model_args", multiple=True, help="Model arg KEY=VALUE (e.g. -M n_ctx=32768).")
+def run(
+    benchmark: str,
+    model: str,
+    workflow: str,
+    items: str | None,
+    episodes: str | None,
+    answer_mode: str,
+    limit: int | None,
+    log_dir: str,
+    max_connections: int | None,
+    max_context: int | None,
+    overlength: str,
+    model_args: tuple[str, ...],
+) -> None:
+    """The main job: run a benchmark on a model and print the paper-style table."""
+    from inspect_ai import eval as inspect_eval
+
+    from . import _registry  # noqa: F401  (registers the task, the embedded model and seeds tiktoken)
+    from .benchmarks.longsocial.task import AnswerMode, Overlength, longsocial
+    from .reporting import print_longsocial_report
+
+    if answer_mode == "auto":
+        answer_mode = "logprobs" if model.startswith("socialbench/") else "generate"
+    margs = {}
+    for pair in model_args:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
+        margs[key] = value
+    task = longsocial(
+        items=items,
+        episodes=episodes,
+        workflow=workflow,
+        answer_mode=cast(AnswerMode, answer_mode),
+        overlength=cast(Overlength, overlength),
+        max_context=max_context,
+    )
+    logs = inspect_eval(
+        task,
+        model=model,
+        model_args=margs,
+        limit=limit,
+        log_dir=log_dir,
+        max_connections=max_connections,
+        display="rich" if err.is_terminal else "plain",
+    )
+    print_longsocial_report(logs[0], out)
 
 
 if __name__ == "__main__":  # pragma: no cover

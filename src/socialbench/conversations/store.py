@@ -34,9 +34,7 @@ def episode_from_json(text: str, path: str | Path = "<string>", line: int | None
         raise SourceError(path, "expected an episode object", line=line)
     version = raw.pop("schema_version", None)
     if version != SCHEMA_VERSION:
-        raise SourceError(
-            path, f"schema_version {version!r} is not supported (expected {SCHEMA_VERSION})", line=line
-        )
+        raise SourceError(path, f"schema_version {version!r} is not supported (expected {SCHEMA_VERSION})", line=line)
     kind = raw.pop("kind", None)
     if kind not in _KINDS:
         raise SourceError(path, f"unknown episode kind {kind!r}", line=line)
@@ -45,9 +43,7 @@ def episode_from_json(text: str, path: str | Path = "<string>", line: int | None
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
-        raise SourceError(
-            path, f"field {loc}: {first['msg']}", line=line, record=str(raw.get("id"))
-        ) from None
+        raise SourceError(path, f"field {loc}: {first['msg']}", line=line, record=str(raw.get("id"))) from None
 
 
 @contextmanager

@@ -79,9 +79,7 @@ FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] 
 }
 
 
-def import_episodes(
-    fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None
-) -> Iterator[Episode]:
+def import_episodes(fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None) -> Iterator[Episode]:
     """Read ``paths`` in format ``fmt`` (a key of `FORMATS`)."""
     if fmt not in FORMATS:
         raise SourceError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")

@@ -111,9 +111,7 @@ def _raw_lines(path: Path) -> Iterator[bytes]:
         yield pending
 
 
-def iter_json_lines(
-    path: Path, on_bytes: Callable[[int], None] | None = None
-) -> Iterator[tuple[int, _LazyLine]]:
+def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, _LazyLine]]:
     """Yield ``(line_number, lazy line)`` for each non-blank line of a plain or .zst JSONL file.
 
     Lines are decoded by ``.load()``, so a consumer can catch a bad line's `SourceError` and go on.
@@ -238,9 +236,7 @@ class GroupSpool:
 
     def get(self, group: str) -> list[bytes]:
         self._ready()
-        return [
-            row[0] for row in self._db.execute("SELECT payload FROM rec WHERE grp = ? ORDER BY seq", (group,))
-        ]
+        return [row[0] for row in self._db.execute("SELECT payload FROM rec WHERE grp = ? ORDER BY seq", (group,))]
 
     def close(self) -> None:
         self._db.close()

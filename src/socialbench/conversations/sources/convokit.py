@@ -21,9 +21,7 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
     if (folder / "conversations.json").exists():
         conv_meta = load_json(folder / "conversations.json")
         if not isinstance(conv_meta, dict):
-            raise SourceError(
-                folder / "conversations.json", "expected a JSON object keyed by conversation id"
-            )
+            raise SourceError(folder / "conversations.json", "expected a JSON object keyed by conversation id")
     corpus_meta = load_json(folder / "corpus.json") if (folder / "corpus.json").exists() else {}
 
     # ConvoKit itself holds a corpus in memory; conversations are grouped here the same way.

@@ -40,9 +40,7 @@ def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> No
         score=data.get("score"),
         deleted=text == "[deleted]" or author == "[deleted]",
         removed=text == "[removed]",
-        meta={
-            k: data[k] for k in ("subreddit", "distinguished", "edited") if data.get(k) not in (None, False)
-        },
+        meta={k: data[k] for k in ("subreddit", "distinguished", "edited") if data.get(k) not in (None, False)},
     )
 
 
@@ -60,9 +58,7 @@ def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
         score=data.get("score"),
         deleted=author == "[deleted]" or body == "[deleted]",
         removed=body == "[removed]",
-        meta={
-            k: data[k] for k in ("subreddit", "url", "permalink", "num_comments") if data.get(k) is not None
-        },
+        meta={k: data[k] for k in ("subreddit", "url", "permalink", "num_comments") if data.get(k) is not None},
     )
 
 
@@ -131,9 +127,7 @@ def read_thread_json(
                 continue
             link = _strip_prefix(str(data.get("link_id", "")))
             if link != root.id:
-                raise SourceError(
-                    extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i)
-                )
+                raise SourceError(extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i))
             node = _comment_node(data, extra, {"record": str(i)})
             if node.id not in known:
                 nodes.append(node)
@@ -208,9 +202,7 @@ def read_pushshift(
                 if wanted is not None and thread not in wanted:
                     continue
                 # key "<thread>\x00<kind>": the post sorts before its comments within a thread
-                spool.add(
-                    f"{thread}\x00{'0' if is_post else '1'}", json.dumps([str(path), lineno, raw]).encode()
-                )
+                spool.add(f"{thread}\x00{'0' if is_post else '1'}", json.dumps([str(path), lineno, raw]).encode())
 
         pending: tuple[str, dict[str, Any] | None, list[Any]] | None = None
         for key, payloads in spool.groups():
@@ -219,10 +211,8 @@ def read_pushshift(
             if pending is not None and pending[0] != thread:
                 yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
                 pending = None
-            if kind == "0":
-                pending = (thread, records[0][2], [])
-            else:
-                pending = (thread, pending[1] if pending else None, records)
+            post = records[0][2] if kind == "0" else (pending[1] if pending else None)
+            pending = (thread, post, [] if kind == "0" else records)
         if pending is not None:
             yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
 
@@ -248,9 +238,7 @@ def _pushshift_thread(
     if post is not None:
         root = _post_node(post, Path("."), {})
     else:
-        root = Node(
-            id=thread, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"}
-        )
+        root = Node(id=thread, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"})
     subreddit = (post or (records[0][2] if records else {})).get("subreddit")
     return Thread.build(
         [root, *nodes],

@@ -34,9 +34,7 @@ def parse_chat(text: str, path: Path, record: str) -> list[Turn]:
             speaker = match["speaker"]
             meta = {"stray_prefix": match["stray"]} if match["stray"] else {}
             turns.append(
-                Turn(
-                    speaker=speaker, role=SPEAKER_ROLES[speaker], text=line[match.end() :].strip(), meta=meta
-                )
+                Turn(speaker=speaker, role=SPEAKER_ROLES[speaker], text=line[match.end() :].strip(), meta=meta)
             )
         elif turns:
             last = turns[-1]
@@ -63,6 +61,4 @@ def read_sibench(path: str | Path) -> Iterator[Dialogue]:
         meta: dict[str, Any] = {}
         for key in LABEL_FIELDS:
             meta[key] = require(raw, key, str, path, record=record).strip()
-        yield Dialogue(
-            id=f"sibench:{did}", platform="sibench", turns=tuple(parse_chat(chat, path, record)), meta=meta
-        )
+        yield Dialogue(id=f"sibench:{did}", platform="sibench", turns=tuple(parse_chat(chat, path, record)), meta=meta)

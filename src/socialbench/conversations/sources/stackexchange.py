@@ -54,9 +54,7 @@ def _int(row: dict[str, str], key: str, path: Path, record: str, required: bool 
     try:
         return int(value)
     except ValueError:
-        raise SourceError(
-            path, f"attribute {key!r} should be an integer, got {value!r}", record=record
-        ) from None
+        raise SourceError(path, f"attribute {key!r} should be an integer, got {value!r}", record=record) from None
 
 
 def read_stackexchange(
@@ -139,11 +137,7 @@ def _thread(
                 score=_int(row, "Score", path, f"Id={row['Id']}", required=False),
                 meta={
                     "post_type": "question" if is_q else "answer",
-                    **(
-                        {"accepted": True}
-                        if question and question.get("AcceptedAnswerId") == row["Id"]
-                        else {}
-                    ),
+                    **({"accepted": True} if question and question.get("AcceptedAnswerId") == row["Id"] else {}),
                 },
             )
         )

@@ -1,0 +1,1 @@
+"""Statistics, tables and reports built from evaluation results."""

@@ -1,0 +1,29 @@
+"""Thin wrappers over scipy for the statistics the papers report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+
+def bootstrap_ci(
+    values: Sequence[float], confidence: float = 0.95, resamples: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean (B=1000 as in LongSocialBench Table 16). Degenerate samples (fewer
+    than two values, or all equal) give the point estimate as both bounds."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (float("nan"), float("nan"))
+    if data.size < 2 or np.all(data == data[0]):
+        return (float(data.mean()), float(data.mean()))
+    result = stats.bootstrap(
+        (data,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=resamples,
+        method="percentile",
+        random_state=np.random.default_rng(seed),
+    )
+    return (float(result.confidence_interval.low), float(result.confidence_interval.high))

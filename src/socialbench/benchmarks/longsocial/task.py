@@ -1,0 +1,202 @@
+"""LongSocialBench as an inspect_ai task.
+
+Liu et al. (2026), "LongSocialBench: Do Long-Context LLMs Understand Online Discussion Threads?" — items
+(§3.1, Tables 7-9), the Full workflow (Table 12), per-capability / per-platform accuracy and C-mac
+(Tables 3, 13), bootstrap CIs (Tables 14, 16).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ...conversations.model import Thread
+from ...conversations.render import render_thread
+from ...conversations.sources import SourceError
+from ...conversations.store import read_episodes
+from .items import LETTERS, Item, check_items, load_items
+from .prompts import full_prompt
+from .scorer import OVERLENGTH, choice_letter
+
+AnswerMode = Literal["generate", "logprobs"]
+Overlength = Literal["skip", "truncate"]
+WORKFLOWS = ("full",)
+
+
+def sample_pack() -> Path:
+    """Folder of the bundled sample pack: real episodes and items authored for socialbench (not the paper's)."""
+    return Path(str(resources.files("socialbench") / "benchmarks" / "longsocial" / "sample_pack"))
+
+
+def load_episodes(path: str | Path) -> dict[str, Thread]:
+    episodes: dict[str, Thread] = {}
+    for episode in read_episodes(path):
+        if not isinstance(episode, Thread):
+            raise SourceError(path, f"episode {episode.id} is a dialogue; LongSocialBench needs threads")
+        episodes[episode.id] = episode
+    return episodes
+
+
+def shuffled(item: Item, seed: int | None) -> tuple[list[str], str, list[int]]:
+    """Options in a seeded order (stable per item), the gold letter in that order, and the permutation."""
+    order = list(range(4))
+    if seed is not None:
+        random.Random(f"{seed}:{item.id}").shuffle(order)
+    options = [item.options[i] for i in order]
+    gold = LETTERS[order.index(LETTERS.index(item.gold))]
+    return options, gold, order
+
+
+def record_to_sample(item: Item, thread: Thread, seed: int | None = 0, answer_mode: AnswerMode = "generate") -> Sample:
+    """One item over its episode as an inspect Sample with the stable id ``episode:item``."""
+    options, gold, order = shuffled(item, seed)
+    return Sample(
+        id=f"{item.episode_id}:{item.id}",
+        input=full_prompt(render_thread(thread), item.stem, options),
+        target=gold,
+        choices=options,
+        metadata={
+            "item_id": item.id,
+            "episode_id": item.episode_id,
+            "capability": item.capability,
+            "platform": item.platform,
+            "form": item.form,
+            "option_order": order,
+            "answer_mode": answer_mode,
+            "stem": item.stem,
+            "options": options,
+        },
+    )
+
+
+@solver
+def fit_context(
+    episodes: Mapping[str, Thread],
+    items: Mapping[str, Item],
+    overlength: Overlength = "skip",
+    max_context: int | None = None,
+    reserve: int = 16,
+) -> Solver:
+    """Before calling the model, compare the prompt with the model's context window (the provider's
+    ``context_length`` if it has one, else ``max_context``). Over-length items are skipped and marked
+    (default), or, when asked, truncated by keeping the longest thread-order prefix of posts that fits
+    (the root and earliest discussion first); the kept/total post counts go into the sample metadata."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        limit = getattr(model.api, "context_length", None) or max_context
+        if not limit:
+            return state
+        prompt_tokens = await model.api.count_text_tokens(state.input_text)
+        state.metadata["prompt_tokens"] = prompt_tokens
+        if prompt_tokens + reserve <= limit:
+            return state
+        if overlength == "skip":
+            state.metadata[OVERLENGTH] = True
+            state.completed = True
+            return state
+        thread = episodes[state.metadata["episode_id"]]
+        item = items[state.metadata["item_id"]]
+        nodes = list(thread.traverse("thread"))
+        lo, hi = 1, len(nodes)  # binary search on the number of posts kept
+        best = None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            text = full_prompt(render_thread(thread, nodes=nodes[:mid]), item.stem, state.metadata["options"])
+            if await model.api.count_text_tokens(text) + reserve <= limit:
+                best, lo = (mid, text), mid + 1
+            else:
+                hi = mid - 1
+        if best is None:
+            state.metadata[OVERLENGTH] = True
+            state.completed = True
+            return state
+        state.messages[0].content = best[1]
+        state.metadata["truncated"] = {
+            "strategy": "thread-order prefix",
+            "kept_posts": best[0],
+            "total_posts": len(nodes),
+        }
+        return state
+
+    return solve
+
+
+@solver
+def answer(mode: AnswerMode = "generate", max_tokens: int = 32) -> Solver:
+    """Ask for the answer: free generation (letter extracted by the scorer), or one token with the top
+    next-token log-probabilities (for base models such as the embedded default)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if mode == "logprobs":
+            return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+        return await generate(state, max_tokens=max_tokens)
+
+    return solve
+
+
+@task
+def longsocial(
+    items: str | None = None,
+    episodes: str | None = None,
+    workflow: str = "full",
+    answer_mode: AnswerMode = "generate",
+    seed: int = 0,
+    capabilities: str | None = None,
+    overlength: Overlength = "skip",
+    max_context: int | None = None,
+    max_tokens: int = 32,
+) -> Task:
+    """LongSocialBench multiple choice over complete discussion threads (paper §3, Table 12 "Full").
+
+    Args:
+        items: items JSONL (default: the bundled sample pack's items).
+        episodes: episodes JSONL the items refer to (default: the bundled sample episodes).
+        workflow: evaluation setting; ``full`` = the complete serialized discussion in the prompt.
+        answer_mode: ``generate`` (read the letter from the answer text) or ``logprobs`` (highest next-token
+            probability among A-D; for base models).
+        seed: option-shuffling seed (per item, stable); -1 keeps the authored order.
+        capabilities: comma-separated subset, e.g. ``C1,C4``.
+        overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.
+        max_context: context window in tokens for providers that do not report one (e.g. ``8192``).
+        max_tokens: generation budget in ``generate`` mode.
+    """
+    if workflow not in WORKFLOWS:
+        raise ValueError(f"unknown workflow {workflow!r}; available: {', '.join(WORKFLOWS)}")
+    items_path = Path(items) if items else sample_pack() / "items.jsonl"
+    episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
+    threads = load_episodes(episodes_path)
+    loaded = check_items(load_items(items_path), threads, items_path)
+    if capabilities:
+        wanted = {c.strip().upper() for c in capabilities.split(",")}
+        loaded = [i for i in loaded if i.capability in wanted]
+    # Items of one episode run back to back so the episode prefix is computed once (KV / prompt caches).
+    episode_rank = {eid: n for n, eid in enumerate(threads)}
+    loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
+    shuffle_seed = None if seed < 0 else seed
+    samples = [record_to_sample(i, threads[i.episode_id], shuffle_seed, answer_mode) for i in loaded]
+    return Task(
+        dataset=MemoryDataset(samples, name="longsocial", location=str(items_path)),
+        solver=[
+            fit_context(threads, {i.id: i for i in loaded}, overlength, max_context),
+            answer(answer_mode, max_tokens),
+        ],
+        scorer=choice_letter(),
+        config=GenerateConfig(temperature=0.0),
+        metadata={
+            "benchmark": "longsocial",
+            "workflow": workflow,
+            "answer_mode": answer_mode,
+            "seed": seed,
+            "items": str(items_path),
+            "episodes": str(episodes_path),
+        },
+    )

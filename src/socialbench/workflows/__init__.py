@@ -1,0 +1,1 @@
+"""Solver chains shared across benchmarks (answering, context fitting, ...)."""
