@@ -3,7 +3,7 @@
 # ruff: noqa: F401
 from .benchmarks.longsocial.task import longsocial
 from .conversations.tokens import ensure_offline_tiktoken
-from .models.llama_cpp import EmbeddedLlama
+from .models.llama_cpp import embedded_llama
 
 # inspect counts tokens with tiktoken, which would download its vocabulary: seed it from bpe-openai first.
 ensure_offline_tiktoken()

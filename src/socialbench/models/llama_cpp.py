@@ -59,7 +59,6 @@ def messages_to_text(messages: list[ChatMessage]) -> str:
     return "\n\n".join(m.text for m in messages if m.text)
 
 
-@modelapi(name="socialbench")
 class EmbeddedLlama(ModelAPI):
     """In-process llama.cpp; one model, one call at a time (llama.cpp contexts are not thread-safe)."""
 
@@ -225,3 +224,7 @@ class EmbeddedLlama(ModelAPI):
                 total_tokens=len(tokens) + usage["completion_tokens"],
             ),
         )
+
+
+# Registered by call rather than as a decorator so that `EmbeddedLlama` stays the class (for isinstance checks).
+embedded_llama = modelapi(name="socialbench")(EmbeddedLlama)

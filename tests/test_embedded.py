@@ -1,0 +1,102 @@
+"""The embedded llama.cpp provider on the bundled Gemma 3 270M (real model, in process)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+
+from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
+from socialbench.models.llama_cpp import EmbeddedLlama
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def model() -> Model:
+    return get_model("socialbench/gemma-3-270m", n_ctx=1024)
+
+
+def ask(model: Model, text: str, **config: object) -> object:
+    return asyncio.run(model.generate([ChatMessageUser(content=text)], config=GenerateConfig(**config)))  # type: ignore[arg-type]
+
+
+PREFIX = "The following is a discussion between two neighbours about a fence that fell over in a storm. " * 8
+
+
+def test_next_token_logprobs_without_full_logits(model: Model) -> None:
+    api = model.api
+    assert isinstance(api, EmbeddedLlama) and api.llm._logits_all is False
+    out = ask(
+        model, PREFIX + "\nQuestion: who pays?\nA. one\nB. two\nAnswer:", logprobs=True, top_logprobs=5, max_tokens=1
+    )
+    (first,) = out.choices[0].logprobs.content  # type: ignore[attr-defined]
+    values = [t.logprob for t in first.top_logprobs]
+    assert len(values) == 5 and values == sorted(values, reverse=True) and values[0] <= 0
+    assert first.token == first.top_logprobs[0].token
+    assert out.usage.output_tokens == 1 and out.usage.input_tokens > 100  # type: ignore[attr-defined]
+
+
+def test_kv_cache_reuses_the_longest_common_prefix(model: Model) -> None:
+    api = model.api
+    assert isinstance(api, EmbeddedLlama)
+    ask(model, PREFIX + "\nQuestion one?\nAnswer:", max_tokens=1)
+    before = api.prefill_tokens
+    second = ask(model, PREFIX + "\nQuestion two, longer?\nAnswer:", logprobs=True, top_logprobs=3, max_tokens=1)
+    evaluated = api.prefill_tokens - before
+    total = len(api.tokenize_text(PREFIX + "\n\nQuestion two, longer?\nAnswer:"))
+    assert second.usage.input_tokens_cache_read > 100  # type: ignore[attr-defined]
+    assert evaluated < 20 < total
+    # reusing the cache gives the same next-token ranking as a cold prefill; values differ slightly because
+    # llama.cpp's quantized kernels are not bit-identical across batch splits (measured: ~0.1 nats)
+    api.llm.reset()
+    cold = ask(model, PREFIX + "\nQuestion two, longer?\nAnswer:", logprobs=True, top_logprobs=3, max_tokens=1)
+    warm_top = [(t.token, round(t.logprob, 3)) for t in second.choices[0].logprobs.content[0].top_logprobs]  # type: ignore[attr-defined]
+    cold_top = [(t.token, round(t.logprob, 3)) for t in cold.choices[0].logprobs.content[0].top_logprobs]  # type: ignore[attr-defined]
+    assert [t for t, _ in warm_top] == [t for t, _ in cold_top]
+    assert all(abs(a - b) < 0.25 for (_, a), (_, b) in zip(warm_top, cold_top, strict=True))
+
+
+def test_overlong_prompt_stops_with_model_length(model: Model) -> None:
+    out = ask(model, "word " * 3000, max_tokens=4)
+    assert out.choices[0].stop_reason == "model_length"  # type: ignore[attr-defined]
+    assert out.completion == ""  # type: ignore[attr-defined]
+
+
+def test_concurrent_calls_are_serialized(model: Model) -> None:
+    async def both() -> list[object]:
+        return list(
+            await asyncio.gather(
+                *(
+                    model.generate([ChatMessageUser(content=f"Count to {n}:")], config=GenerateConfig(max_tokens=5))
+                    for n in (3, 4, 5)
+                )
+            )
+        )
+
+    outs = asyncio.run(both())
+    assert all(o.usage.output_tokens >= 1 for o in outs)  # type: ignore[attr-defined]
+
+
+def test_a_few_items_end_to_end_on_the_embedded_model(tmp_path: Path) -> None:
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    small = [r for r in rows if r["episode_id"] == "se:stackexchange:3589"][:3]
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(json.dumps(r) for r in small))
+    (log,) = eval(
+        longsocial(items=str(items), answer_mode="logprobs"),
+        model="socialbench/gemma-3-270m",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    samples = log.samples or []
+    assert len(samples) == 3
+    statuses = [s.scores["choice_letter"].metadata["status"] for s in samples]  # type: ignore[index,union-attr]
+    assert statuses == ["answered"] * 3  # a letter is always among the top log-probabilities
+    reads = [s.output.usage.input_tokens_cache_read for s in samples]  # type: ignore[union-attr]
+    assert reads[0] == 0 and all(r > 3000 for r in reads[1:])  # the episode prefix was computed once

@@ -1,0 +1,260 @@
+"""LongSocialBench end to end on inspect_ai: items, prompts, answer reading, scoring, over-length, resume."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval, eval_set
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, get_model, modelapi
+
+from socialbench.benchmarks.longsocial.items import Item, check_items, load_items
+from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack, shuffled
+from socialbench.conversations.sources import SourceError
+from socialbench.workflows.answers import extract_letter
+
+PACK = sample_pack()
+ITEMS = PACK / "items.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("text", "letter"),
+    [
+        ("B", "B"),
+        ("(B)", "B"),
+        ("Answer: B", "B"),
+        ("**B**", "B"),
+        ("the answer is B) because c12 concedes", "B"),
+        (" C.", "C"),
+        ("B) It refutes the parent.", "B"),
+        ("Reasoning...\nFinal answer: **D**", "D"),
+        ("The answer is (A).", "A"),
+        ("answer: c", "C"),
+        ("I first thought A, but the answer is C", "C"),
+    ],
+)
+def test_extract_letter_reads_real_answer_shapes(text: str, letter: str) -> None:
+    assert extract_letter(text) == letter
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "It could be A or B.",
+        "Answer: E",
+        "None of the options fit.",
+        "Because of the evidence",
+        "ABCD",
+        "A and B are both plausible",
+    ],
+)
+def test_extract_letter_flags_the_rest_as_unparsed(text: str) -> None:
+    assert extract_letter(text) is None
+
+
+def pack_items() -> list[Item]:
+    return check_items(load_items(ITEMS), load_episodes(PACK / "episodes.jsonl"), ITEMS)
+
+
+def test_sample_pack_items_are_valid() -> None:
+    items = pack_items()
+    assert len(items) >= 36
+    by_cap = {c: sum(1 for i in items if i.capability == c) for c in ("C1", "C2", "C3", "C4", "C5", "C6")}
+    assert all(n >= 6 for n in by_cap.values()), by_cap
+    assert {i.platform for i in items} == {"hn", "reddit", "stackexchange", "reddit_cmv"}
+    for item in items:
+        assert item.scope is not None and item.evidence and item.criterion, item.id
+        assert not re.search(r'["“]', item.stem), f"{item.id}: stems carry no quotes"
+
+
+def write_lines(path: Path, rows: list[Any]) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_item_loader_errors_name_file_line_and_field(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in ITEMS.read_text().splitlines()[:3]]
+    cases = [
+        ({**rows[1], "gold": "E"}, r"bad\.jsonl:2 \(record [^)]+\): field gold"),
+        ({k: v for k, v in rows[1].items() if k != "stem"}, r"bad\.jsonl:2 .*field stem: Field required"),
+        ({**rows[1], "options": ["x", "y", "x", "z"]}, r"bad\.jsonl:2 .*four distinct"),
+        ({**rows[1], "options": ["x", "y", "z"]}, r"bad\.jsonl:2 .*field options"),
+        ({**rows[1], "capability": "C9"}, r"bad\.jsonl:2 .*field capability"),
+        ({**rows[1], "scope": {"kind": "chain", "start": "c1"}}, r"bad\.jsonl:2 .*needs end"),
+        ({**rows[1], "id": rows[0]["id"]}, r"bad\.jsonl:2 .*duplicate item id"),
+        ('{"id": "x", "stem": ', r"bad\.jsonl:2: invalid JSON"),
+    ]
+    for bad, message in cases:
+        path = write_lines(tmp_path / "bad.jsonl", [rows[0], bad, rows[2]])
+        with pytest.raises(SourceError, match=message):
+            load_items(path)
+
+
+def test_items_must_refer_to_existing_nodes(tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in ITEMS.read_text().splitlines()[:2]]
+    episodes = load_episodes(PACK / "episodes.jsonl")
+    path = write_lines(tmp_path / "items.jsonl", [rows[0], {**rows[1], "evidence": ["c99999"]}])
+    with pytest.raises(SourceError, match=r"items\.jsonl \(record [^)]+\): nodes c99999 do not exist"):
+        check_items(load_items(path), episodes, path)
+    path = write_lines(tmp_path / "items.jsonl", [{**rows[0], "episode_id": "hn:1"}])
+    with pytest.raises(SourceError, match="episode 'hn:1' not found"):
+        check_items(load_items(path), episodes, path)
+    chain = {**rows[0], "scope": {"kind": "chain", "start": "c5", "end": "c1"}}
+    with pytest.raises(SourceError, match="chain start c5 is not an ancestor of c1"):
+        check_items(load_items(write_lines(tmp_path / "c.jsonl", [chain])), episodes)
+
+
+def test_release_format_is_mapped(tmp_path: Path) -> None:
+    row = json.loads(ITEMS.read_text().splitlines()[0])
+    release = {
+        "item_id": row["id"],
+        "thread_id": row["episode_id"],
+        "capability": row["capability"],
+        "question": row["stem"],
+        "options": dict(zip("ABCD", row["options"], strict=True)),
+        "answer": row["gold"],
+        "evidence_nodes": row["evidence"],
+    }
+    (item,) = load_items(write_lines(tmp_path / "release.jsonl", [release]))
+    assert (item.id, item.stem, item.gold, item.options, item.evidence) == (
+        row["id"],
+        row["stem"],
+        row["gold"],
+        row["options"],
+        row["evidence"],
+    )
+
+
+def test_option_shuffle_is_seeded_and_keeps_the_gold() -> None:
+    item = pack_items()[0]
+    options, gold, order = shuffled(item, 0)
+    assert shuffled(item, 0) == (options, gold, order)
+    assert options[ord(gold) - 65] == item.gold_text
+    assert shuffled(item, None) == (item.options, item.gold, [0, 1, 2, 3])
+    golds = {shuffled(item, s)[1] for s in range(20)}
+    assert len(golds) > 1
+
+
+# ---- end to end on mockllm -------------------------------------------------------------------------------
+def scripted(answers: dict[str, str]):  # type: ignore[no-untyped-def]
+    """A mockllm output function: looks the question up and answers as scripted (by stem)."""
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = input[-1].text
+        stem = text.split("\nQuestion: ", 1)[1].split("\n", 1)[0]
+        return ModelOutput.from_content(model="mockllm/model", content=answers[stem])
+
+    return respond
+
+
+def run_mock(task_args: dict[str, Any], answers: dict[str, str], tmp_path: Path) -> EvalLog:
+    model = get_model("mockllm/model", custom_outputs=scripted(answers))
+    (log,) = eval(longsocial(**task_args), model=model, log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def test_full_context_end_to_end_on_mockllm(tmp_path: Path) -> None:
+    task = longsocial()
+    samples = list(task.dataset)
+    assert len({s.id for s in samples}) == len(samples)
+    assert all(s.id == f"{s.metadata['episode_id']}:{s.metadata['item_id']}" for s in samples)  # type: ignore[index]
+    episode_order = [s.metadata["episode_id"] for s in samples]  # type: ignore[index]
+    assert episode_order == sorted(episode_order, key=episode_order.index)  # grouped by episode
+    first = str(samples[0].input)
+    assert first.index("DISCUSSION ") < first.index("Question: ") < first.index("\nA. ") < first.index("Answer:")
+
+    # right, right in another shape, wrong, and malformed answers, decided per item
+    answers, expected = {}, {"correct": 0, "unparsed": 0}
+    for n, s in enumerate(samples):
+        stem, gold = s.metadata["stem"], str(s.target)  # type: ignore[index]
+        wrong = "ABCD"[("ABCD".index(gold) + 1) % 4]
+        answers[stem] = [f"Answer: {gold}", f"**{gold}**", f"({wrong})", "I cannot tell from the thread."][n % 4]
+        expected["correct"] += n % 4 in (0, 1)
+        expected["unparsed"] += n % 4 == 3
+    log = run_mock({}, answers, tmp_path)
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["accuracy"] == pytest.approx(expected["correct"] / len(samples))
+    assert metrics["unparsed_rate"] == pytest.approx(expected["unparsed"] / len(samples))
+    assert metrics["overlength"] == 0
+    assert metrics["ci95_low"] <= metrics["accuracy"] <= metrics["ci95_high"]
+    assert {"C1", "C2", "C3", "C4", "C5", "C6", "hn", "reddit_cmv"} <= set(metrics)
+    assert metrics["c_macro"] == pytest.approx(sum(metrics[f"C{i}"] for i in range(1, 7)) / 6)
+    statuses = [s.scores["choice_letter"].metadata["status"] for s in log.samples]  # type: ignore[index,union-attr]
+    assert statuses.count("unparsed") == expected["unparsed"]
+
+
+def test_overlength_items_are_skipped_or_truncated(tmp_path: Path) -> None:
+    samples = list(longsocial().dataset)
+    answers = {s.metadata["stem"]: f"Answer: {s.target}" for s in samples}  # type: ignore[index]
+    log = run_mock({"max_context": 6000}, answers, tmp_path)
+    skipped = [s for s in log.samples if s.scores["choice_letter"].metadata["status"] == "overlength"]  # type: ignore[index,union-attr]
+    assert 0 < len(skipped) < len(samples)
+    assert all(s.metadata["prompt_tokens"] > 6000 - 16 for s in skipped)
+    assert all(not s.output.completion for s in skipped)  # the model was never called for them
+    metrics = log.results.scores[0].metrics  # type: ignore[union-attr]
+    assert metrics["overlength"].value == len(skipped) and metrics["accuracy"].value == 1.0
+
+    log = run_mock({"max_context": 6000, "overlength": "truncate"}, answers, tmp_path)
+    truncated = [s for s in log.samples if "truncated" in s.metadata]
+    assert len(truncated) == len(skipped)
+    for s in truncated:
+        info = s.metadata["truncated"]
+        assert 1 <= info["kept_posts"] < info["total_posts"]
+        assert f"{info['kept_posts']} posts shown of {info['total_posts']}" in s.messages[0].text
+
+
+# ---- resume after an interruption --------------------------------------------------------------------------
+CALLS: list[str] = []
+FAIL_AFTER: dict[str, int | None] = {"n": None}
+
+
+@modelapi(name="sbtest")
+class FlakyAPI(ModelAPI):
+    """Answers "A"; raises after FAIL_AFTER calls, like a server going away mid-run."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 - inspect's own signature
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(
+        self, input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig
+    ) -> ModelOutput:
+        CALLS.append(input[-1].text.split("\nQuestion: ", 1)[1].split("\n", 1)[0])
+        if FAIL_AFTER["n"] is not None and len(CALLS) > FAIL_AFTER["n"]:
+            raise RuntimeError("connection lost")
+        return ModelOutput.from_content(model=self.model_name, content="A")
+
+    def should_retry(self, ex: Exception) -> bool:
+        return False
+
+
+def test_eval_set_resumes_without_redoing_or_duplicating(tmp_path: Path) -> None:
+    total = len(list(longsocial().dataset))
+    CALLS.clear()
+    FAIL_AFTER["n"] = 5
+    ok, logs = eval_set(
+        longsocial(), model="sbtest/flaky", log_dir=str(tmp_path), max_connections=1, retry_attempts=0, display="none"
+    )
+    assert not ok and logs[0].status == "error"
+    done_first = {s.id for s in read_eval_log(logs[0].location).samples or [] if s.error is None}
+    assert len(done_first) == 5
+    CALLS.clear()
+    FAIL_AFTER["n"] = None
+    ok, logs = eval_set(longsocial(), model="sbtest/flaky", log_dir=str(tmp_path), max_connections=1, display="none")
+    assert ok and logs[0].status == "success"
+    ids = [s.id for s in read_eval_log(logs[0].location).samples or []]
+    assert len(ids) == len(set(ids)) == total
+    assert len(CALLS) == total - len(done_first)  # completed samples were not asked again

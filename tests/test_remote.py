@@ -1,0 +1,100 @@
+"""The remote path: a real OpenAI-compatible server (llama.cpp's) on 127.0.0.1, evaluated through inspect's
+`openai-api` provider, the same path as a vLLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+
+from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
+from socialbench.models.llama_cpp import bundled_model_path
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    # the server logs every request; a file (not an unread pipe, which fills and blocks it) takes the log
+    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(bundled_model_path("gemma-3-270m")),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "8192",
+            "--model_alias",
+            "gemma-3-270m",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"llama.cpp server did not start; see {log.name}") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def test_openai_compatible_server(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLAMACPP_BASE_URL", server)
+    monkeypatch.setenv("LLAMACPP_API_KEY", "not-needed")
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    small = [r for r in rows if r["episode_id"] == "se:stackexchange:3589"][:2]
+    hn = [r for r in rows if r["episode_id"] == "hn:18475438"][:1]
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(json.dumps(r) for r in small + hn))
+    (log,) = eval(
+        longsocial(items=str(items), max_context=8192, max_tokens=8),
+        model="openai-api/llamacpp/gemma-3-270m",
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    samples = {s.id: s for s in log.samples or []}
+    assert len(samples) == 3
+    statuses = {sid: s.scores["choice_letter"].metadata["status"] for sid, s in samples.items()}  # type: ignore[index,union-attr]
+    hn_id = next(sid for sid in samples if sid.startswith("hn:"))
+    assert statuses.pop(hn_id) == "overlength"  # 13K-token prompt, 8K context: skipped before any call
+    for sid in statuses:
+        sample = samples[sid]
+        assert sample.output.usage is not None and sample.output.usage.input_tokens > 3000
+        assert sample.output.model and statuses[sid] in {"answered", "unparsed"}
+    assert os.environ["LLAMACPP_BASE_URL"] == server
