@@ -27,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episode", default="se:stackexchange:3643")
     parser.add_argument("--other", default="se:stackexchange:3589", help="episode whose items interleave")
-    parser.add_argument("--items", type=int, default=8)
+    parser.add_argument("--items", type=int, default=16, help="questions over the episode (>= 8)")
     args = parser.parse_args()
 
     episodes = load_episodes(sample_pack() / "episodes.jsonl")

@@ -85,3 +85,47 @@ def test_pushshift_skip_bad_reports(data: Path, tmp_path: Path) -> None:
     assert strict.returncode == 2 and "RC.jsonl:6: invalid JSON" in strict.stderr
     lenient = run("import", "pushshift", dump, "--skip-bad", "-o", tmp_path / "a.jsonl")
     assert lenient.returncode == 0 and "skipped 1 bad records of 6" in lenient.stderr
+
+
+def test_run_prints_the_table_and_log_path(tmp_path: Path) -> None:
+    result = run("run", "--model", "mockllm/model", "--limit", "6", "--log-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "LongSocialBench — mockllm/model — workflow full" in result.stdout
+    # mockllm's default output names no letter: every asked item is counted as unparsed, none crash
+    all_row = next(line for line in result.stdout.splitlines() if "All items" in line)
+    assert re.search(r"All items\s*│\s*6\s*│\s*6\s*│\s*0\.0\s*│.*│\s*6\s*│\s*0\s*│", all_row), all_row
+    logs = list(tmp_path.glob("*.eval"))
+    assert len(logs) == 1 and str(logs[0].name) in result.stdout.replace("\n", "")
+
+
+def test_inspect_cli_finds_the_task_through_the_entry_point(tmp_path: Path) -> None:
+    inspect = Path(sys.executable).parent / "inspect"
+    result = subprocess.run(
+        [
+            str(inspect),
+            "eval",
+            "socialbench/longsocial",
+            "--model",
+            "mockllm/model",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(tmp_path),
+            "--display",
+            "plain",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(list(tmp_path.glob("*.eval"))) == 1
+
+
+def test_run_sibench_prints_its_table(tmp_path: Path) -> None:
+    result = run("run", "--benchmark", "sibench", "--mode", "direct", "--model", "mockllm/model", "--limit", "3",
+                 "--log-dir", tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "SI-Bench — mockllm/model — mode direct" in result.stdout
+    all_row = next(line for line in result.stdout.splitlines() if line.startswith("│ All"))
+    assert re.search(r"│ All\s*│\s*3\s*│\s*-\s*│\s*3\s*│\s*0\s*│\s*0\s*│", all_row), all_row  # 3 unparsed

@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from .benchmarks.longsocial.task import longsocial
+from .benchmarks.sibench.task import sibench
 from .conversations.tokens import ensure_offline_tiktoken
 from .models.llama_cpp import embedded_llama
 

@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import click
 from rich.console import Console
@@ -169,7 +169,7 @@ DEFAULT_MODEL = "socialbench/gemma-3-270m"
 
 
 @main.command()
-@click.option("--benchmark", type=click.Choice(["longsocial"]), default="longsocial", show_default=True)
+@click.option("--benchmark", type=click.Choice(["longsocial", "sibench"]), default="longsocial", show_default=True)
 @click.option(
     "--model",
     default=DEFAULT_MODEL,
@@ -193,6 +193,23 @@ DEFAULT_MODEL = "socialbench/gemma-3-270m"
 @click.option("--max-context", type=int, help="Context window for providers that do not report one.")
 @click.option("--overlength", type=click.Choice(["skip", "truncate"]), default="skip", show_default=True)
 @click.option("-M", "model_args", multiple=True, help="Model arg KEY=VALUE (e.g. -M n_ctx=32768).")
+@click.option(
+    "--mode",
+    type=click.Choice(["cot", "direct", "pairwise"]),
+    default="cot",
+    show_default=True,
+    help="sibench: CoT reply, direct reply, or blind CoT-vs-direct comparison.",
+)
+@click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True, help="sibench prompts.")
+@click.option("--judge", help="sibench: grader model (default: the model under test, with a warning).")
+@click.option("--ablate", help="sibench: CoT component(s) to remove, e.g. communicative_strategy.")
+@click.option(
+    "--subset",
+    type=click.Choice(["balanced", "all"]),
+    default="balanced",
+    show_default=True,
+    help="sibench: 312-dialogue situation-balanced set, or all 2,221.",
+)
 def run(
     benchmark: str,
     model: str,
@@ -206,40 +223,58 @@ def run(
     max_context: int | None,
     overlength: str,
     model_args: tuple[str, ...],
+    mode: str,
+    lang: str,
+    judge: str | None,
+    ablate: str | None,
+    subset: str,
 ) -> None:
     """The main job: run a benchmark on a model and print the paper-style table."""
+    from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
 
-    from . import _registry  # noqa: F401  (registers the task, the embedded model and seeds tiktoken)
+    from . import _registry  # noqa: F401  (registers the tasks, the embedded model and seeds tiktoken)
     from .benchmarks.longsocial.task import AnswerMode, Overlength, longsocial
-    from .reporting import print_longsocial_report
+    from .benchmarks.sibench.prompts import Lang
+    from .benchmarks.sibench.task import Mode, sibench
+    from .reporting import print_longsocial_report, print_sibench_report
 
-    if answer_mode == "auto":
-        answer_mode = "logprobs" if model.startswith("socialbench/") else "generate"
     margs = {}
     for pair in model_args:
         key, sep, value = pair.partition("=")
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
         margs[key] = value
-    task = longsocial(
-        items=items,
-        episodes=episodes,
-        workflow=workflow,
-        answer_mode=cast(AnswerMode, answer_mode),
-        overlength=cast(Overlength, overlength),
-        max_context=max_context,
-    )
+    task: Task
+    if benchmark == "sibench":
+        task = sibench(
+            mode=cast(Mode, mode), lang=cast(Lang, lang), ablate=ablate, subset=cast(Literal["balanced", "all"], subset)
+        )
+    else:
+        if answer_mode == "auto":
+            answer_mode = "logprobs" if model.startswith("socialbench/") else "generate"
+        task = longsocial(
+            items=items,
+            episodes=episodes,
+            workflow=workflow,
+            answer_mode=cast(AnswerMode, answer_mode),
+            overlength=cast(Overlength, overlength),
+            max_context=max_context,
+        )
     logs = inspect_eval(
         task,
         model=model,
         model_args=margs,
+        model_roles={"grader": judge} if judge else None,
         limit=limit,
         log_dir=log_dir,
         max_connections=max_connections,
         display="rich" if err.is_terminal else "plain",
     )
-    print_longsocial_report(logs[0], out)
+    if benchmark == "sibench":
+        print_sibench_report(logs[0], out)
+    else:
+        print_longsocial_report(logs[0], out)
 
 
 if __name__ == "__main__":  # pragma: no cover

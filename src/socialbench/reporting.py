@@ -66,3 +66,64 @@ def print_longsocial_report(log: EvalLog, console: Console) -> None:
     if log.status != "success":
         console.print(f"[red]evaluation status: {log.status}[/] {log.error.message if log.error else ''}")
     console.print(f"log: {log.location}  (open with `inspect view --log-dir {log.location.rsplit('/', 1)[0]}`)")
+
+
+def print_sibench_report(log: EvalLog, console: Console) -> None:
+    """Mean scores (0-10) per dimension, overall and per situation / context group, like SI-Bench Table 1 and
+    Figure 6; or, for the pairwise mode, the CoT win rate with its CI and the position-bias checks."""
+    task_args = log.eval.task_args
+    mode = task_args.get("mode", "cot")
+    metrics = {name: m.value for s in (log.results.scores if log.results else []) for name, m in s.metrics.items()}
+    table = Table(title=f"SI-Bench — {log.eval.model} — mode {mode}, prompts {task_args.get('lang', 'zh')}")
+    if mode == "pairwise":
+        for col in ("CoT win rate %", "95% CI", "Order-swap consistency %", "First shown preferred %"):
+            table.add_column(col, justify="right")
+        table.add_row(
+            f"{100 * metrics.get('cot_win_rate', 0):.1f}",
+            f"[{100 * metrics.get('cot_win_ci_low', 0):.1f}, {100 * metrics.get('cot_win_ci_high', 0):.1f}]",
+            f"{100 * metrics.get('position_consistency', 0):.1f}",
+            f"{100 * metrics.get('first_position_rate', 0):.1f}",
+        )
+        console.print(table)
+    else:
+        from .benchmarks.sibench.judge import PROCESS_KEYS
+
+        keys = [
+            k
+            for k in (*PROCESS_KEYS, "reply")
+            if any(
+                isinstance(s.scores, dict)
+                and any(isinstance(v.value, dict) and k in v.value for v in s.scores.values())
+                for s in (log.samples or [])
+            )
+        ]
+        groups: dict[str, list[dict[str, Any]]] = {"All": []}
+        for sample in log.samples or []:
+            for score in (sample.scores or {}).values():
+                if isinstance(score.value, dict):
+                    row = dict(score.value)
+                    groups["All"].append(row)
+                    meta = sample.metadata or {}
+                    groups.setdefault(f"{meta.get('context_group')}-context", []).append(row)
+                    groups.setdefault(str(meta.get("situation")), []).append(row)
+        table.add_column("Group")
+        table.add_column("n", justify="right")
+        for k in keys:
+            table.add_column(k.replace("_", " "), justify="right")
+        for col in ("unparsed", "unjudged", "over 15 chars"):
+            table.add_column(col, justify="right")
+        contexts = [g for g in ("high-context", "low-context") if g in groups]
+        situations = sorted(g for g in groups if g != "All" and g not in contexts)
+        for section in (["All"], contexts, situations):
+            for name in section:
+                rows = groups[name]
+                judged = [r for r in rows if not r.get("unparsed") and not r.get("unjudged")]
+                cells = [f"{sum(float(r[k]) for r in judged) / len(judged):.2f}" if judged else "-" for k in keys]
+                flags = [
+                    str(int(sum(float(r.get(f, 0)) for r in rows)))
+                    for f in ("unparsed", "unjudged", "length_violation")
+                ]
+                table.add_row(name, str(len(rows)), *cells, *flags)
+            table.add_section()
+        console.print(table)
+    console.print(f"log: {log.location}")

@@ -1,0 +1,102 @@
+"""The SI-Bench dialogues, their situation taxonomy (paper Table 3) and seeded samplers.
+
+The released file ships inside the package (``data/SI-Bench.json``, unchanged), so `load_dialogues()` needs no
+argument and no network.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from ...conversations.model import Dialogue
+from ...conversations.sources.sibench import read_sibench
+
+# first-level situation (en, as released) -> high- or low-context group (paper §5, RQ2)
+CONTEXT_GROUPS = {
+    "Implied Meaning": "high",
+    "Equivocation": "high",
+    "Relational Distance": "low",
+    "Relational Test": "low",
+}
+
+SITUATIONS_ZH_EN = {
+    "言外之意": "Implied Meaning",
+    "模糊含蓄": "Equivocation",
+    "拒绝疏远": "Relational Distance",
+    "测试挑战": "Relational Test",
+}
+
+
+def data_path() -> Path:
+    return Path(str(resources.files("socialbench") / "benchmarks" / "sibench" / "data" / "SI-Bench.json"))
+
+
+@cache
+def _load(path: str) -> tuple[Dialogue, ...]:
+    return tuple(read_sibench(path))
+
+
+def load_dialogues(path: str | Path | None = None) -> list[Dialogue]:
+    """All dialogues (2,221 for the released file), each with its situation labels in ``meta``."""
+    return list(_load(str(path or data_path())))
+
+
+def situation(d: Dialogue) -> str:
+    """Second-level situation in English, e.g. ``Implied meaning - Humor`` (the released ``scenario_en``)."""
+    return str(d.meta["scenario_en"])
+
+
+def context_group(d: Dialogue) -> str:
+    return CONTEXT_GROUPS[str(d.meta["first_level_scenario_en"])]
+
+
+def balanced_sample(
+    dialogues: Sequence[Dialogue], n: int = 312, seed: int = 0, key: Callable[[Dialogue], str] = situation
+) -> list[Dialogue]:
+    """A situation-balanced subset (the paper's experimental set has 312 dialogues over 12 situations): an
+    equal share per situation; a situation with fewer dialogues than its share gives all it has and the rest
+    is spread over the others. Deterministic for a seed; returned in the source order."""
+    groups: dict[str, list[Dialogue]] = defaultdict(list)
+    for d in dialogues:
+        groups[key(d)].append(d)
+    rng = random.Random(seed)
+    for members in groups.values():
+        rng.shuffle(members)
+    quota = dict.fromkeys(groups, 0)
+    remaining = min(n, len(dialogues))
+    open_groups = sorted(groups)
+    while remaining and open_groups:
+        share, extra = divmod(remaining, len(open_groups))
+        for i, g in enumerate(open_groups):
+            take = min(share + (1 if i < extra else 0), len(groups[g]) - quota[g])
+            quota[g] += take
+            remaining -= take
+        open_groups = [g for g in open_groups if quota[g] < len(groups[g])]
+    chosen = {id(d) for g, members in groups.items() for d in members[: quota[g]]}
+    return [d for d in dialogues if id(d) in chosen]
+
+
+def stratified_sample(
+    dialogues: Sequence[Dialogue], n: int, seed: int = 0, key: Callable[[Dialogue], str] = situation
+) -> list[Dialogue]:
+    """A sample whose strata keep their proportions in the whole set (largest-remainder rounding)."""
+    groups: dict[str, list[Dialogue]] = defaultdict(list)
+    for d in dialogues:
+        groups[key(d)].append(d)
+    n = min(n, len(dialogues))
+    exact = {g: n * len(m) / len(dialogues) for g, m in groups.items()}
+    quota = {g: int(v) for g, v in exact.items()}
+    for g in sorted(exact, key=lambda g: (exact[g] - quota[g], g), reverse=True)[: n - sum(quota.values())]:
+        quota[g] += 1
+    rng = random.Random(seed)
+    chosen: set[int] = set()
+    for g in sorted(groups):
+        members = list(groups[g])
+        rng.shuffle(members)
+        chosen.update(id(d) for d in members[: quota[g]])
+    return [d for d in dialogues if id(d) in chosen]

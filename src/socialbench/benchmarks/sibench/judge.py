@@ -1,0 +1,330 @@
+"""Rubric judges for SI-Bench: process + reply scores (0/5/10) and blind pairwise preference.
+
+The judge is inspect's ``grader`` model role (``--model-role grader=MODEL``); without one, the model under test
+judges itself, as inspect does, with a warning. Judge output is JSON validated against the rubric; an invalid
+answer is asked again (``retries`` times) before the sample is marked unjudged. The judge's rationale is kept
+in the score metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
+from inspect_ai.solver import TaskState
+from pydantic import BaseModel, ValidationError, field_validator
+
+from ...analysis.statistics import bootstrap_ci
+from .prompts import COMPONENT_KEYS
+from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
+
+logger = logging.getLogger(__name__)
+VALID_SCORES = (0, 5, 10)
+PROCESS_KEYS = COMPONENT_KEYS
+
+
+def grader_model() -> Model:
+    try:
+        return get_model(role="grader", required=True)
+    except Exception:  # inspect raises when the role is not bound
+        logger.warning(
+            "no grader model role given: the model under test judges its own replies "
+            "(use --model-role grader=MODEL for an independent judge)"
+        )
+        return get_model()
+
+
+def first_json_object(text: str) -> Any:
+    """The first JSON object in a judge's answer (code fences, full-width quotes and prose around it allowed)."""
+    cleaned = re.sub(r"```(?:json)?", "", text).replace("“", '"').replace("”", '"')
+    start = cleaned.find("{")
+    if start == -1:
+        raise ValueError("no JSON object in the judge's answer")
+    obj, _ = json.JSONDecoder().raw_decode(cleaned[start:])
+    return obj
+
+
+class DimensionScore(BaseModel):
+    score: int
+    rationale: str = ""
+
+    @field_validator("score")
+    @classmethod
+    def _level(cls, v: int) -> int:
+        if v not in VALID_SCORES:
+            raise ValueError(f"score must be one of {VALID_SCORES}, got {v}")
+        return v
+
+
+class PairVerdict(BaseModel):
+    reply_1: DimensionScore
+    reply_2: DimensionScore
+    preferred: int
+    rationale: str = ""
+
+    @field_validator("preferred")
+    @classmethod
+    def _forced(cls, v: int) -> int:
+        if v not in (1, 2):
+            raise ValueError("preferred must be 1 or 2 (a forced choice, also when the scores tie)")
+        return v
+
+
+async def ask_judge(judge: Model, prompt: str, validate: Any, retries: int) -> tuple[Any, list[str]]:
+    """Ask until the answer validates. Transport errors are retried by inspect itself; this loop re-asks only
+    when the judge answered but broke the format or the rubric (an out-of-range score, a missing field)."""
+    problems: list[str] = []
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content="You are a careful, strict annotator. Answer with JSON only."),
+        ChatMessageUser(content=prompt),
+    ]
+    for _attempt in range(retries + 1):
+        output = await judge.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=1024))
+        try:
+            return validate(first_json_object(output.completion)), problems
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            problems.append(f"{'.'.join(map(str, first['loc'])) or 'verdict'}: {first['msg']}"[:300])
+        except ValueError as exc:
+            problems.append(str(exc)[:300])
+        messages += [
+            output.message,
+            ChatMessageUser(
+                content=f"Your answer was invalid ({problems[-1]}). Answer again with the JSON object only."
+            ),
+        ]
+    return None, problems
+
+
+def _context(state: TaskState) -> str:
+    return str(state.metadata["chat"])
+
+
+def judge_prompt(chat: str, reply: str, analysis: dict[str, str] | None) -> str:
+    keys = [k for k in PROCESS_KEYS if analysis and k in analysis]
+    parts = [
+        "Score the speaker 用户's analysis and final reply in this conversation with the rubric.",
+        REPLY_RUBRIC.render(),
+    ]
+    if keys:
+        parts.insert(1, PROCESS_RUBRIC.render())
+    parts += [f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}"]
+    if keys and analysis:
+        parts.append("The speaker's analysis:\n" + "\n".join(f"- {k}: {analysis[k]}" for k in keys))
+    parts.append(f"The speaker's final reply: {reply}")
+    fields = ", ".join(f'"{k}": {{"score": 0|5|10, "rationale": "..."}}' for k in [*keys, "reply"])
+    parts.append(f"Answer with one JSON object: {{{fields}}}")
+    return "\n\n".join(parts)
+
+
+def _judged_value(state: TaskState, keys: list[str]) -> dict[str, float]:
+    return dict.fromkeys([*keys, "reply"], 0.0) | {
+        "unparsed": 0.0,
+        "unjudged": 0.0,
+        "length_violation": float(bool(state.metadata.get("length_violation"))),
+    }
+
+
+async def _judge(state: TaskState, keys: list[str], retries: int, penalize_length: bool) -> Score:
+    value = _judged_value(state, keys)
+    reply = state.metadata.get("reply")
+    meta: dict[str, Any] = {k: state.metadata.get(k) for k in ("situation", "context_group", "mode", "ablate")}
+    if not reply:
+        value["unparsed"] = 1.0
+        return Score(
+            value=value,
+            answer=None,
+            explanation="no reply could be read from the model's answer",
+            metadata={**meta, "parse_problems": state.metadata.get("parse_problems")},
+        )
+    analysis = state.metadata.get("analysis") or {}
+    validate = _validator([k for k in keys if k in analysis] + ["reply"])
+    verdict, problems = await ask_judge(
+        grader_model(), judge_prompt(_context(state), reply, analysis), validate, retries
+    )
+    if verdict is None:
+        value["unjudged"] = 1.0
+        return Score(
+            value=value,
+            answer=reply,
+            explanation="judge gave no valid verdict",
+            metadata={**meta, "judge_problems": problems},
+        )
+    for key, dim in verdict.items():
+        value[key] = float(dim.score)
+    if penalize_length and state.metadata.get("length_violation"):
+        value["reply"] = 0.0
+    return Score(
+        value=value,
+        answer=reply,
+        explanation=verdict["reply"].rationale,
+        metadata={**meta, "rationales": {k: d.rationale for k, d in verdict.items()}, "judge_problems": problems},
+    )
+
+
+def _validator(keys: list[str]) -> Any:
+    def validate(obj: Any) -> dict[str, DimensionScore]:
+        if not isinstance(obj, dict):
+            raise ValueError("the verdict must be a JSON object")
+        missing = [k for k in keys if k not in obj]
+        if missing:
+            raise ValueError(f"missing dimension(s): {', '.join(missing)}")
+        return {k: DimensionScore.model_validate(obj[k]) for k in keys}
+
+    return validate
+
+
+_FLAGS = {"unparsed": [mean()], "unjudged": [mean()], "length_violation": [mean()]}
+
+
+@scorer(metrics={**{k: [mean()] for k in PROCESS_KEYS}, "reply": [mean(), stderr()], **_FLAGS})
+def cot_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
+    """Process scores for the five CoT dimensions (Table 6) and the reply score (Table 5), 0/5/10 each."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await _judge(state, list(PROCESS_KEYS), retries, penalize_length)
+
+    return score
+
+
+@scorer(metrics={"reply": [mean(), stderr()], **_FLAGS})
+def reply_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
+    """The reply score (Table 5) alone, for direct replies and human replies."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await _judge(state, [], retries, penalize_length)
+
+    return score
+
+
+# ---- pairwise ------------------------------------------------------------------------------------------------
+def pairwise_prompt(chat: str, first: str, second: str) -> str:
+    return "\n\n".join(
+        [
+            "Two candidate replies for the speaker 用户 are shown in random order. Score each with the rubric, then "
+            "say which reply is better. You must choose one, also when the scores are equal.",
+            REPLY_RUBRIC.render(),
+            f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}",
+            f"Reply 1: {first}",
+            f"Reply 2: {second}",
+            'Answer with one JSON object: {"reply_1": {"score": 0|5|10, "rationale": "..."}, '
+            '"reply_2": {"score": 0|5|10, "rationale": "..."}, "preferred": 1|2, "rationale": "..."}',
+        ]
+    )
+
+
+@metric
+def cot_win_rate() -> Metric:
+    """Share of judged pairs where the CoT reply is preferred (shown order)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        wins = _values(scores, "cot_wins")
+        return sum(wins) / len(wins) if wins else 0.0
+
+    return compute
+
+
+@metric
+def cot_win_ci_low() -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        wins = _values(scores, "cot_wins")
+        return bootstrap_ci(wins)[0] if wins else 0.0
+
+    return compute
+
+
+@metric
+def cot_win_ci_high() -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        wins = _values(scores, "cot_wins")
+        return bootstrap_ci(wins)[1] if wins else 0.0
+
+    return compute
+
+
+@metric
+def position_consistency() -> Metric:
+    """Share of pairs whose winner stays the same when the order is swapped (1.0 = no position bias)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        same = _values(scores, "consistent")
+        return sum(same) / len(same) if same else 0.0
+
+    return compute
+
+
+@metric
+def first_position_rate() -> Metric:
+    """Share of verdicts (both orders) preferring whatever was shown first (0.5 = no position bias)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        firsts = _values(scores, "first_preferred")
+        return sum(firsts) / len(firsts) if firsts else 0.0
+
+    return compute
+
+
+def _values(scores: list[SampleScore], key: str) -> list[float]:
+    out = []
+    for s in scores:
+        value = s.score.value
+        if isinstance(value, dict) and value.get("judged") and value.get(key) is not None:
+            out.append(float(value[key]))
+    return out
+
+
+@scorer(metrics=[cot_win_rate(), cot_win_ci_low(), cot_win_ci_high(), position_consistency(), first_position_rate()])
+def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer:
+    """Blind pairwise comparison of the CoT and the direct reply to the same dialogue: random order (seeded per
+    dialogue), forced preference; with ``swap`` the pair is judged again in the other order."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        cot, direct = state.metadata.get("reply_cot"), state.metadata.get("reply_direct")
+        if not cot or not direct:
+            return Score(
+                value={"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None},
+                explanation="a reply could not be read",
+                metadata={"problems": state.metadata.get("parse_problems")},
+            )
+        cot_first = random.Random(f"{seed}:{state.sample_id}").random() < 0.5
+        orders = [cot_first, not cot_first] if swap else [cot_first]
+        verdicts = []
+        for first_is_cot in orders:
+            first, second = (cot, direct) if first_is_cot else (direct, cot)
+            verdict, problems = await ask_judge(
+                grader_model(), pairwise_prompt(_context(state), first, second), PairVerdict.model_validate, retries
+            )
+            if verdict is None:
+                return Score(
+                    value={"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None},
+                    explanation="judge gave no valid verdict",
+                    metadata={"judge_problems": problems},
+                )
+            verdicts.append((first_is_cot, verdict))
+        winners = ["cot" if (v.preferred == 1) == first_is_cot else "direct" for first_is_cot, v in verdicts]
+        return Score(
+            value={
+                "judged": 1,
+                "cot_wins": float(winners[0] == "cot"),
+                "consistent": float(len(set(winners)) == 1) if swap else None,
+                "first_preferred": sum(v.preferred == 1 for _, v in verdicts) / len(verdicts),
+            },
+            answer=winners[0],
+            explanation=verdicts[0][1].rationale,
+            metadata={
+                "cot_first": cot_first,
+                "winners": winners,
+                "scores": [
+                    {"reply_1": v.reply_1.score, "reply_2": v.reply_2.score, "preferred": v.preferred}
+                    for _, v in verdicts
+                ],
+                "situation": state.metadata.get("situation"),
+            },
+        )
+
+    return score

@@ -1,0 +1,160 @@
+"""SI-Bench as inspect_ai tasks.
+
+"SI-Bench: Evaluating Social Intelligence of LLMs in Real Chinese Dialogues": the model speaks for 用户 and
+writes the next reply, directly (Table 8) or after a five-part CoT (Table 7); replies and reasoning are judged
+0/5/10 by rubric (Tables 5-6, §3.2); CoT and direct replies are compared blind (§3.3, RQ1); CoT components are
+ablated (RQ4, Table 2).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import Scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ...conversations.model import Dialogue
+from ...conversations.render import render_dialogue
+from .dataset import balanced_sample, context_group, load_dialogues, situation
+from .judge import cot_judge, pairwise_judge, reply_judge
+from .parsing import parse_answer, reply_length
+from .prompts import CHAR_LIMIT, COMPONENT_KEYS, Lang, cot_prompt, dialogue_message, direct_prompt
+
+Mode = Literal["cot", "direct", "pairwise"]
+
+
+def record_to_sample(dialogue: Dialogue) -> Sample:
+    """One dialogue as a Sample with the stable id ``sibench:<id>``; the model speaks next for 用户."""
+    return Sample(
+        id=dialogue.id,
+        input=render_dialogue(dialogue),
+        metadata={
+            "chat": render_dialogue(dialogue).rstrip("\n"),
+            "situation": situation(dialogue),
+            "situation_zh": dialogue.meta["scenario"],
+            "first_level": dialogue.meta["first_level_scenario_en"],
+            "context_group": context_group(dialogue),
+            "dialogue": dialogue.model_dump(mode="json"),
+        },
+    )
+
+
+async def _reply(
+    state: TaskState, generate: Generate, system: str, lang: Lang, expected: list[str], max_tokens: int
+) -> tuple[dict[str, str], list[str], str]:
+    dialogue = Dialogue.model_validate(state.metadata["dialogue"])
+    state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=dialogue_message(dialogue, lang))]
+    state = await generate(state, max_tokens=max_tokens)
+    parsed = parse_answer(state.output.completion, expected)
+    return parsed.fields, parsed.problems, state.output.completion
+
+
+def _record(state: TaskState, suffix: str, fields: dict[str, str], problems: list[str]) -> None:
+    reply = fields.get("response")
+    state.metadata[f"reply{suffix}"] = reply
+    state.metadata[f"parse_problems{suffix}"] = problems
+    if reply is not None:
+        length = reply_length(reply)
+        state.metadata[f"reply_length{suffix}"] = length
+        state.metadata[f"length_violation{suffix}"] = length > CHAR_LIMIT
+
+
+@solver
+def write_reply(
+    mode: Literal["cot", "direct"] = "cot", lang: Lang = "zh", ablate: tuple[str, ...] = (), max_tokens: int = 1024
+) -> Solver:
+    """Generate 用户's next reply with the CoT or the direct prompt and read its fields."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        expected = [k for k in COMPONENT_KEYS if k not in ablate] if mode == "cot" else []
+        system = cot_prompt(lang, ablate) if mode == "cot" else direct_prompt(lang)
+        fields, problems, _ = await _reply(state, generate, system, lang, expected, max_tokens)
+        _record(state, "", fields, problems)
+        state.metadata["analysis"] = {k: v for k, v in fields.items() if k != "response"}
+        state.metadata["mode"] = mode
+        state.metadata["ablate"] = list(ablate)
+        return state
+
+    return solve
+
+
+@solver
+def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024) -> Solver:
+    """The CoT reply and the direct reply to the same dialogue, for the pairwise comparison."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        for mode, system, expected in (
+            ("cot", cot_prompt(lang), list(COMPONENT_KEYS)),
+            ("direct", direct_prompt(lang), []),
+        ):
+            fields, problems, text = await _reply(state, generate, system, lang, expected, max_tokens)
+            _record(state, f"_{mode}", fields, problems)
+            state.metadata[f"completion_{mode}"] = text
+        state.metadata["parse_problems"] = {m: state.metadata[f"parse_problems_{m}"] for m in ("cot", "direct")}
+        return state
+
+    return solve
+
+
+def _ablation(ablate: str | None) -> tuple[str, ...]:
+    if not ablate:
+        return ()
+    parts = tuple(p.strip() for p in ablate.split(",") if p.strip())
+    unknown = [p for p in parts if p not in COMPONENT_KEYS]
+    if unknown:
+        raise ValueError(f"unknown CoT component(s) {unknown}; choose from {', '.join(COMPONENT_KEYS)}")
+    return parts
+
+
+@task
+def sibench(
+    mode: Mode = "cot",
+    lang: Lang = "zh",
+    subset: Literal["balanced", "all"] = "balanced",
+    n: int = 312,
+    seed: int = 0,
+    ablate: str | None = None,
+    penalize_length: bool = False,
+    judge_retries: int = 2,
+    max_tokens: int = 1024,
+) -> Task:
+    """SI-Bench reply generation judged by rubric (paper §3).
+
+    Args:
+        mode: ``cot`` (Table 7, process + reply scores), ``direct`` (Table 8, reply score), or ``pairwise``
+            (both replies per dialogue, blind forced-choice comparison in both orders; CoT win rate).
+        lang: prompt language, ``zh`` (our translation) or ``en`` (as printed in the paper).
+        subset: ``balanced`` (situation-balanced seeded sample of ``n`` dialogues; the paper used 312) or ``all``.
+        n: size of the balanced subset.
+        seed: sampling seed (and the pairwise order seed).
+        ablate: comma-separated CoT components to remove (RQ4): motivation, cause, emotional_attitude,
+            social_intention, communicative_strategy.
+        penalize_length: score 0 for replies over the 15-character limit (violations are always recorded).
+        judge_retries: extra attempts when the judge's JSON is invalid.
+        max_tokens: generation budget for the model's answer.
+    """
+    dialogues = load_dialogues()
+    chosen = balanced_sample(dialogues, n, seed) if subset == "balanced" else dialogues
+    removed = _ablation(ablate)
+    if removed and mode != "cot":
+        raise ValueError("ablations apply to the CoT prompt: use mode=cot")
+    scorer: Scorer
+    if mode == "pairwise":
+        solver = write_both_replies(lang, max_tokens)
+        scorer = pairwise_judge(seed=seed, retries=judge_retries)
+    elif mode == "cot":
+        solver = write_reply("cot", lang, removed, max_tokens)
+        scorer = cot_judge(judge_retries, penalize_length)
+    else:
+        solver = write_reply("direct", lang, (), max_tokens)
+        scorer = reply_judge(judge_retries, penalize_length)
+    return Task(
+        dataset=MemoryDataset([record_to_sample(d) for d in chosen], name="sibench"),
+        solver=solver,
+        scorer=scorer,
+        config=GenerateConfig(temperature=0.0),
+        metadata={"benchmark": "sibench", "mode": mode, "lang": lang, "ablate": list(removed), "subset": subset},
+    )
