@@ -123,8 +123,19 @@ def test_inspect_cli_finds_the_task_through_the_entry_point(tmp_path: Path) -> N
 
 
 def test_run_sibench_prints_its_table(tmp_path: Path) -> None:
-    result = run("run", "--benchmark", "sibench", "--mode", "direct", "--model", "mockllm/model", "--limit", "3",
-                 "--log-dir", tmp_path)
+    result = run(
+        "run",
+        "--benchmark",
+        "sibench",
+        "--mode",
+        "direct",
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "3",
+        "--log-dir",
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "SI-Bench — mockllm/model — mode direct" in result.stdout
     all_row = next(line for line in result.stdout.splitlines() if line.startswith("│ All"))

@@ -105,8 +105,14 @@ def test_a_few_items_end_to_end_on_the_embedded_model(tmp_path: Path) -> None:
 def test_sibench_smoke_on_the_embedded_model(tmp_path: Path) -> None:
     from socialbench.benchmarks.sibench.task import sibench
 
-    (log,) = eval(sibench(mode="direct", max_tokens=24, judge_retries=0), model="socialbench/gemma-3-270m",
-                  model_args={"n_ctx": 2048}, limit=2, log_dir=str(tmp_path), display="none")
+    (log,) = eval(
+        sibench(mode="direct", max_tokens=24, judge_retries=0),
+        model="socialbench/gemma-3-270m",
+        model_args={"n_ctx": 2048},
+        limit=2,
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success", log.error
     values = [s.scores["reply_judge"].value for s in log.samples or []]  # type: ignore[index]
     assert len(values) == 2

@@ -113,7 +113,7 @@ def test_rubric_schema_is_the_single_source() -> None:
     assert [d.key for d in PROCESS_RUBRIC.dimensions] == list(COMPONENT_KEYS)
     assert all(d.scores == [0, 5, 10] for d in [*PROCESS_RUBRIC.dimensions, *REPLY_RUBRIC.dimensions])
     text = REPLY_RUBRIC.render()
-    assert "10 (Excellent)" in text and "proactively" not in text.lower() or "Sophisticated Strategy" in text
+    assert "10 (Excellent)" in text and "Sophisticated Strategy" in text and "5 (Qualified)" in text
 
 
 # ---- end to end with mockllm as the model and as the grader -----------------------------------------------
@@ -243,3 +243,99 @@ def test_first_json_object_tolerates_fences_and_prose() -> None:
     assert first_json_object('Here:\n```json\n{"a": {"score": 5}}\n``` done') == {"a": {"score": 5}}
     with pytest.raises(ValueError):
         first_json_object("no json")
+
+
+# ---- human annotations ---------------------------------------------------------------------------------------
+def test_krippendorff_alpha_matches_hand_computation(tmp_path: Any) -> None:
+    from socialbench.benchmarks.sibench.human import agreement, item_means, load_human_scores
+
+    path = tmp_path / "scores.csv"
+    rows = [("a1", 1, 0), ("a1", 2, 5), ("a1", 3, 10), ("a2", 1, 5), ("a2", 2, 5), ("a2", 3, 5)]
+    path.write_text("annotator,dialogue,dimension,score\n" + "".join(f"{a},{d},reply,{s}\n" for a, d, s in rows))
+    scores = load_human_scores(path)
+    # by hand: Do = (50 + 0 + 50) / 6 = 16.67, De = 600 / (6 * 5) = 20, alpha = 1 - Do / De = 1/6
+    assert agreement(scores, "interval") == pytest.approx(1 / 6)
+    assert item_means(scores)[("sibench:1", "reply")] == 2.5
+    same = [s.model_copy(update={"annotator": "a3"}) for s in scores if s.annotator == "a1"]
+    assert agreement([s for s in scores if s.annotator == "a1"] + same, "ordinal") == pytest.approx(1.0)
+
+
+def test_human_score_errors_name_the_line(tmp_path: Any) -> None:
+    from socialbench.benchmarks.sibench.human import load_human_scores
+
+    path = tmp_path / "scores.csv"
+    path.write_text("annotator,dialogue,dimension,score\na1,1,reply,5\na1,2,charm,5\n")
+    with pytest.raises(Exception, match=r"scores\.csv:3: field dimension: .*unknown dimension 'charm'"):
+        load_human_scores(path)
+    path.write_text("annotator,dialogue,dimension,score\na1,1,reply,five\n")
+    with pytest.raises(Exception, match=r"scores\.csv:2: field score"):
+        load_human_scores(path)
+
+
+def test_human_replies_are_judged_like_a_model(tmp_path: Any) -> None:
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(
+        "\n".join(
+            json.dumps({"dialogue": i, "reply": r}, ensure_ascii=False) for i, r in ((1, "那我请你"), (2, "好呀"))
+        )
+    )
+
+    def never(*args: Any) -> ModelOutput:
+        raise AssertionError("the model under test must not be called for human replies")
+
+    grader, prompts = judge_answers([json.dumps({"reply": {"score": 5, "rationale": "fine"}})] * 2)
+    log = run(
+        {"mode": "direct", "human_replies": str(replies)},
+        get_model("mockllm/model", custom_outputs=never, memoize=False),
+        grader,
+        10,
+        tmp_path,
+    )
+    assert sorted(s.id for s in log.samples or []) == ["sibench:1", "sibench:2"]
+    assert [sc.value["reply"] for sc in scores(log)] == [5, 5]
+    assert any("那我请你" in p for p in prompts)
+
+
+# ---- analyses over logs --------------------------------------------------------------------------------------
+def test_richness_by_hand() -> None:
+    from socialbench.analysis.sibench import richness
+
+    r = richness("哈哈 好")
+    assert r["length"] == 3 and r["diversity"] == pytest.approx(2 / 3)
+    assert r["entropy"] == pytest.approx(
+        -(2 / 3) * __import__("math").log2(2 / 3) - (1 / 3) * __import__("math").log2(1 / 3)
+    )
+
+
+def test_tables_from_logs(tmp_path: Any) -> None:
+    from socialbench.analysis.sibench import ablation_deltas, by_group, score_rows, table1
+
+    def verdict(reply: int, process: int = 5) -> str:
+        return json.dumps({k: {"score": process} for k in COMPONENT_KEYS} | {"reply": {"score": reply}})
+
+    full = run({"mode": "cot"}, model_answers([COT_ANSWER]), judge_answers([verdict(10)] * 4)[0], 4, tmp_path)
+    no_strategy_answer = json.dumps(
+        {"Motivation": "a", "Cause": "b", "Emotional Attitude": "c", "Social Intention": "d", "Response": "嗯嗯"},
+        ensure_ascii=False,
+    )
+    ablated = run(
+        {"mode": "cot", "ablate": "communicative_strategy"},
+        model_answers([no_strategy_answer]),
+        judge_answers([verdict(5)] * 4)[0],
+        4,
+        tmp_path,
+    )
+    direct = run(
+        {"mode": "direct"},
+        model_answers(['{"Response": "好"}']),
+        judge_answers([json.dumps({"reply": {"score": 0}})] * 4)[0],
+        4,
+        tmp_path,
+    )
+    rows = score_rows([full.location, ablated.location, direct.location])
+    (t1,) = table1(rows)
+    assert (t1["cot_reply"], t1["direct_reply"], t1["motivation"], t1["n_cot"]) == (10, 0, 5, 4)
+    (delta,) = ablation_deltas(rows)
+    assert delta["removed"] == "communicative_strategy" and delta["delta"] == -5
+    groups = by_group(rows, "context_group")
+    assert sum(g["n"] for g in groups.values()) == 4 and all(g["reply"] == 10 for g in groups.values())

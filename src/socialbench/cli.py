@@ -277,5 +277,39 @@ def run(
         print_longsocial_report(logs[0], out)
 
 
+@main.command()
+@click.argument("benchmark", type=click.Choice(["sibench"]))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the tables as one JSON object.")
+def report(benchmark: str, logs: tuple[str, ...], as_json: bool) -> None:
+    """Paper tables from inspect logs (several models, modes and ablations at once)."""
+    from .analysis import sibench as analysis
+
+    paths = [str(p) for arg in logs for p in (sorted(Path(arg).glob("*.eval")) if Path(arg).is_dir() else [Path(arg)])]
+    rows = analysis.score_rows(paths)
+    tables: dict[str, Any] = {
+        "table1": analysis.table1(rows),
+        "by_context_group": analysis.by_group(rows, "context_group"),
+        "by_situation": analysis.by_group(rows, "situation"),
+        "ablation_deltas": analysis.ablation_deltas(rows),
+        "reply_style": analysis.reply_style(rows),
+    }
+    if as_json:
+        click.echo(json.dumps(tables, ensure_ascii=False))
+        return
+    for name, data in tables.items():
+        records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
+        if not records:
+            continue
+        table = Table(title=name)
+        for col in records[0]:
+            table.add_column(
+                col.replace("_", " "), justify="left" if col in ("model", "group", "mode", "removed") else "right"
+            )
+        for rec in records:
+            table.add_row(*(f"{v:.2f}" if isinstance(v, float) else "-" if v is None else str(v) for v in rec.values()))
+        out.print(table)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -19,6 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
 from .dataset import balanced_sample, context_group, load_dialogues, situation
+from .human import HumanReply, load_human_replies
 from .judge import cot_judge, pairwise_judge, reply_judge
 from .parsing import parse_answer, reply_length
 from .prompts import CHAR_LIMIT, COMPONENT_KEYS, Lang, cot_prompt, dialogue_message, direct_prompt
@@ -99,6 +100,22 @@ def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024) -> Solver:
     return solve
 
 
+@solver
+def use_human_replies(replies: dict[str, HumanReply]) -> Solver:
+    """Put a human-written reply (and its CoT fields, if given) where a model's would be, so the same judge
+    scores it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        human = replies[str(state.sample_id)]
+        _record(state, "", {"response": human.reply, **human.analysis}, [])
+        state.metadata["analysis"] = dict(human.analysis)
+        state.metadata["mode"] = "human"
+        state.metadata["author"] = human.author
+        return state
+
+    return solve
+
+
 def _ablation(ablate: str | None) -> tuple[str, ...]:
     if not ablate:
         return ()
@@ -120,6 +137,7 @@ def sibench(
     penalize_length: bool = False,
     judge_retries: int = 2,
     max_tokens: int = 1024,
+    human_replies: str | None = None,
 ) -> Task:
     """SI-Bench reply generation judged by rubric (paper §3).
 
@@ -135,6 +153,8 @@ def sibench(
         penalize_length: score 0 for replies over the 15-character limit (violations are always recorded).
         judge_retries: extra attempts when the judge's JSON is invalid.
         max_tokens: generation budget for the model's answer.
+        human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
+            instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
     """
     dialogues = load_dialogues()
     chosen = balanced_sample(dialogues, n, seed) if subset == "balanced" else dialogues
@@ -142,7 +162,16 @@ def sibench(
     if removed and mode != "cot":
         raise ValueError("ablations apply to the CoT prompt: use mode=cot")
     scorer: Scorer
-    if mode == "pairwise":
+    if human_replies:
+        replies = {r.dialogue: r for r in load_human_replies(human_replies)}
+        chosen = [d for d in dialogues if d.id in replies]
+        if mode == "pairwise":
+            raise ValueError("human replies are judged with mode=cot or mode=direct")
+        solver = use_human_replies(replies)
+        scorer = (
+            cot_judge(judge_retries, penalize_length) if mode == "cot" else reply_judge(judge_retries, penalize_length)
+        )
+    elif mode == "pairwise":
         solver = write_both_replies(lang, max_tokens)
         scorer = pairwise_judge(seed=seed, retries=judge_retries)
     elif mode == "cot":

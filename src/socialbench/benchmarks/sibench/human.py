@@ -1,0 +1,117 @@
+"""Human annotations for SI-Bench: annotator scores (-> per-item means and Krippendorff's alpha) and
+human-written replies (judged by the same rubric as a model's)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+import krippendorff
+import numpy as np
+from pydantic import BaseModel, ValidationError, field_validator
+
+from ...conversations.sources import SourceError
+from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
+
+DIMENSIONS = {d.key for d in [*PROCESS_RUBRIC.dimensions, *REPLY_RUBRIC.dimensions]}
+
+
+def _dialogue_id(value: Any) -> str:
+    """Accept the released numeric ids (``17``) as well as our episode ids (``sibench:17``)."""
+    text = str(value).strip()
+    return text if text.startswith("sibench:") else f"sibench:{text}"
+
+
+class HumanScore(BaseModel):
+    annotator: str
+    dialogue: str
+    dimension: str
+    score: float
+
+    _dialogue = field_validator("dialogue", mode="before")(_dialogue_id)
+
+    @field_validator("dimension")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in DIMENSIONS:
+            raise ValueError(f"unknown dimension {v!r}; expected one of {', '.join(sorted(DIMENSIONS))}")
+        return v
+
+
+class HumanReply(BaseModel):
+    dialogue: str
+    reply: str
+    analysis: dict[str, str] = {}
+    author: str = "human"
+
+    _dialogue = field_validator("dialogue", mode="before")(_dialogue_id)
+
+
+def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    if not path.exists():
+        raise SourceError(path, "file not found")
+    if path.suffix.lower() == ".csv":
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            for lineno, row in enumerate(csv.DictReader(handle), 2):  # line 1 is the header
+                yield lineno, dict(row)
+        return
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SourceError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
+
+
+def _load(path: str | Path, model: type[BaseModel]) -> list[Any]:
+    path = Path(path)
+    out = []
+    for lineno, raw in _records(path):
+        try:
+            out.append(model.model_validate(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "record"
+            raise SourceError(path, f"field {field}: {first['msg']}", line=lineno) from None
+    return out
+
+
+def load_human_scores(path: str | Path) -> list[HumanScore]:
+    """CSV (header ``annotator,dialogue,dimension,score``) or JSONL with those fields."""
+    return _load(path, HumanScore)
+
+
+def load_human_replies(path: str | Path) -> list[HumanReply]:
+    """JSONL (or CSV) of ``dialogue, reply`` and optionally ``analysis`` (the five CoT fields) and ``author``."""
+    return _load(path, HumanReply)
+
+
+def item_means(scores: Iterable[HumanScore]) -> dict[tuple[str, str], float]:
+    """Mean over annotators per (dialogue, dimension), the paper's aggregation (§3.3)."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for s in scores:
+        cells[(s.dialogue, s.dimension)].append(s.score)
+    return {k: statistics.fmean(v) for k, v in sorted(cells.items())}
+
+
+def agreement(
+    scores: Iterable[HumanScore],
+    level: Literal["interval", "ordinal", "nominal"] = "interval",
+    dimension: str | None = None,
+) -> float:
+    """Krippendorff's alpha over annotators x (dialogue, dimension) units (missing ratings allowed)."""
+    rows = [s for s in scores if dimension is None or s.dimension == dimension]
+    annotators = sorted({s.annotator for s in rows})
+    units = sorted({(s.dialogue, s.dimension) for s in rows})
+    if len(annotators) < 2 or not units:
+        raise ValueError("agreement needs at least two annotators and one rated unit")
+    col = {u: i for i, u in enumerate(units)}
+    matrix = np.full((len(annotators), len(units)), np.nan)
+    for s in rows:
+        matrix[annotators.index(s.annotator), col[(s.dialogue, s.dimension)]] = s.score
+    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
