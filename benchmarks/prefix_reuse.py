@@ -5,7 +5,7 @@ Runs the items of one bundled episode (>= 3K tokens, >= 8 items) on the embedded
 an item of another episode, as an unordered scheduler would do), and prints the prompt tokens actually
 prefilled and the wall time of both, and their ratios.
 
-    python benchmarks/prefix_reuse.py [--episode se:stackexchange:618] [--items 8]
+    python benchmarks/prefix_reuse.py [--episode se:stackexchange:3643] [--items 8]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episode", default="se:stackexchange:3643")
     parser.add_argument("--other", default="se:stackexchange:3589", help="episode whose items interleave")
-    parser.add_argument("--items", type=int, default=16, help="questions over the episode (>= 8)")
+    parser.add_argument("--items", type=int, default=8, help="questions over the episode (>= 8)")
     args = parser.parse_args()
 
     episodes = load_episodes(sample_pack() / "episodes.jsonl")
@@ -62,6 +62,7 @@ def main() -> None:
                 seconds += time.perf_counter() - start
         return tokens_spent, seconds
 
+    run([(False, other_prompt)])  # warm-up: page the weights in and size llama.cpp's buffers before timing
     tokens = len(api.tokenize_text(prompts[0]))
     print(f"episode {args.episode}: {tokens} prompt tokens (Gemma tokenizer), {len(prompts)} questions")
     grouped = run([(True, p) for p in prompts])

@@ -140,3 +140,28 @@ def test_run_sibench_prints_its_table(tmp_path: Path) -> None:
     assert "SI-Bench — mockllm/model — mode direct" in result.stdout
     all_row = next(line for line in result.stdout.splitlines() if line.startswith("│ All"))
     assert re.search(r"│ All\s*│\s*3\s*│\s*-\s*│\s*3\s*│\s*0\s*│\s*0\s*│", all_row), all_row  # 3 unparsed
+
+
+def test_report_sibench_from_logs(tmp_path: Path) -> None:
+    assert (
+        run(
+            "run",
+            "--benchmark",
+            "sibench",
+            "--mode",
+            "direct",
+            "--model",
+            "mockllm/model",
+            "--limit",
+            "2",
+            "--log-dir",
+            tmp_path,
+        ).returncode
+        == 0
+    )
+    result = run("report", "sibench", tmp_path, "--json", "--no-similarity")
+    assert result.returncode == 0, result.stderr[-2000:]
+    tables = json.loads(result.stdout)
+    (row,) = tables["table1"]
+    assert row["model"] == "mockllm/model" and row["n_direct"] == 0  # both replies unparsed: no judged mean
+    assert row["direct_reply"] is None

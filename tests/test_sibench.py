@@ -339,3 +339,17 @@ def test_tables_from_logs(tmp_path: Any) -> None:
     assert delta["removed"] == "communicative_strategy" and delta["delta"] == -5
     groups = by_group(rows, "context_group")
     assert sum(g["n"] for g in groups.values()) == 4 and all(g["reply"] == 10 for g in groups.values())
+
+
+def test_reply_cot_similarity_with_the_offline_model(tmp_path: Any) -> None:
+    from socialbench.analysis.similarity import cosine_pairs, reply_cot_similarity
+
+    same, different = cosine_pairs(
+        ["I will buy you a milk tea", "I will buy you a milk tea"],
+        ["I will buy you a milk tea", "The tax law changed in 1998"],
+    )
+    assert same == pytest.approx(1.0, abs=1e-4) and different < 0.5
+    log = run({"mode": "cot"}, model_answers([COT_ANSWER]), judge_answers([json.dumps(VERDICT)] * 3)[0], 3, tmp_path)
+    rows = reply_cot_similarity([log.location])
+    assert [r["component"] for r in rows] == sorted(COMPONENT_KEYS)
+    assert all(r["n"] == 3 and -1.0 <= r["similarity"] <= 1.0 for r in rows)

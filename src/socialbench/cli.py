@@ -281,7 +281,13 @@ def run(
 @click.argument("benchmark", type=click.Choice(["sibench"]))
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as one JSON object.")
-def report(benchmark: str, logs: tuple[str, ...], as_json: bool) -> None:
+@click.option(
+    "--similarity/--no-similarity",
+    default=True,
+    show_default=True,
+    help="Reply-to-CoT similarity with the offline sentence-transformers model (Figure 5).",
+)
+def report(benchmark: str, logs: tuple[str, ...], as_json: bool, similarity: bool) -> None:
     """Paper tables from inspect logs (several models, modes and ablations at once)."""
     from .analysis import sibench as analysis
 
@@ -294,6 +300,10 @@ def report(benchmark: str, logs: tuple[str, ...], as_json: bool) -> None:
         "ablation_deltas": analysis.ablation_deltas(rows),
         "reply_style": analysis.reply_style(rows),
     }
+    if similarity:
+        from .analysis.similarity import reply_cot_similarity
+
+        tables["reply_cot_similarity"] = reply_cot_similarity(paths)
     if as_json:
         click.echo(json.dumps(tables, ensure_ascii=False))
         return
