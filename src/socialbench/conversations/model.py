@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 IntegrityPolicy = Literal["repair", "strict"]
 Order = Literal["thread", "time"]
@@ -48,6 +48,10 @@ def utc(value: datetime | int | float | str | None) -> datetime | None:
     return utc(parsed)
 
 
+# Epoch numbers, ISO strings and naive datetimes are all read as UTC.
+UTCTime = Annotated[datetime | None, BeforeValidator(utc)]
+
+
 class Node(BaseModel):
     """One post or comment of a reply tree."""
 
@@ -56,7 +60,7 @@ class Node(BaseModel):
     id: str
     parent_id: str | None = None
     author: str | None = None
-    created: datetime | None = None
+    created: UTCTime = None
     text: str = ""
     score: int | None = None
     deleted: bool = False
@@ -65,11 +69,6 @@ class Node(BaseModel):
     """Removed by a moderator or marked dead, as opposed to deleted by its author."""
     meta: dict[str, Any] = Field(default_factory=dict)
     """Source metadata (platform ids, title, url, post type, ...)."""
-
-    @field_validator("created", mode="before")
-    @classmethod
-    def _to_utc(cls, value: Any) -> datetime | None:
-        return utc(value)
 
 
 class Thread(BaseModel):
@@ -353,13 +352,8 @@ class Turn(BaseModel):
     role: str
     """Our side (``self``) or the other party (``other``); free-form for sources with more roles."""
     text: str
-    created: datetime | None = None
+    created: UTCTime = None
     meta: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("created", mode="before")
-    @classmethod
-    def _to_utc(cls, value: Any) -> datetime | None:
-        return utc(value)
 
 
 class Dialogue(BaseModel):
