@@ -67,7 +67,10 @@ def import_cmd(
 ) -> None:
     """Import PATH... in FORMAT into a canonical episodes file."""
     report = ImportReport()
-    total = sum(Path(p).stat().st_size for p in paths if Path(p).is_file()) or None
+    # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
+    files = [Path(p) for p in paths]
+    plain = all(f.is_file() and f.suffix != ".zst" for f in files)
+    total = sum(f.stat().st_size for f in files) if plain else None
     with Progress(
         SpinnerColumn(),
         TextColumn("[progress.description]{task.description}"),
@@ -168,6 +171,14 @@ def show(episodes: str, episode_id: str, order: str) -> None:
 DEFAULT_MODEL = "socialbench/gemma-3-270m"
 
 
+def _arg_value(text: str) -> Any:
+    """``-M`` values as JSON when they parse (``32768``, ``true``), else as plain strings (paths, names)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
 @main.command()
 @click.option("--benchmark", type=click.Choice(["longsocial", "sibench"]), default="longsocial", show_default=True)
 @click.option(
@@ -244,7 +255,7 @@ def run(
         key, sep, value = pair.partition("=")
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
-        margs[key] = value
+        margs[key] = _arg_value(value)
     task: Task
     if benchmark == "sibench":
         task = sibench(

