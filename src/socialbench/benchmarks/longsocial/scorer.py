@@ -44,7 +44,8 @@ def accuracy() -> Metric:
 @metric
 def ci95_low() -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_ci(_correct(scores))[0] if _correct(scores) else 0.0
+        values = _correct(scores)
+        return bootstrap_ci(values)[0] if values else 0.0
 
     return compute
 
@@ -52,7 +53,8 @@ def ci95_low() -> Metric:
 @metric
 def ci95_high() -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_ci(_correct(scores))[1] if _correct(scores) else 0.0
+        values = _correct(scores)
+        return bootstrap_ci(values)[1] if values else 0.0
 
     return compute
 

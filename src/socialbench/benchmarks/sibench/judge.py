@@ -218,13 +218,23 @@ def pairwise_prompt(chat: str, first: str, second: str) -> str:
     )
 
 
+def _share(scores: list[SampleScore], key: str) -> float:
+    values = _values(scores, key)
+    return sum(values) / len(values) if values else 0.0
+
+
+def _win_ci(scores: list[SampleScore], bound: int) -> float:
+    wins = _values(scores, "cot_wins")
+    return bootstrap_ci(wins)[bound] if wins else 0.0
+
+
+# inspect reads the annotation of a metric's function to pass SampleScores: no lambdas here.
 @metric
 def cot_win_rate() -> Metric:
     """Share of judged pairs where the CoT reply is preferred (shown order)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        wins = _values(scores, "cot_wins")
-        return sum(wins) / len(wins) if wins else 0.0
+        return _share(scores, "cot_wins")
 
     return compute
 
@@ -232,8 +242,7 @@ def cot_win_rate() -> Metric:
 @metric
 def cot_win_ci_low() -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        wins = _values(scores, "cot_wins")
-        return bootstrap_ci(wins)[0] if wins else 0.0
+        return _win_ci(scores, 0)
 
     return compute
 
@@ -241,8 +250,7 @@ def cot_win_ci_low() -> Metric:
 @metric
 def cot_win_ci_high() -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        wins = _values(scores, "cot_wins")
-        return bootstrap_ci(wins)[1] if wins else 0.0
+        return _win_ci(scores, 1)
 
     return compute
 
@@ -252,8 +260,7 @@ def position_consistency() -> Metric:
     """Share of pairs whose winner stays the same when the order is swapped (1.0 = no position bias)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        same = _values(scores, "consistent")
-        return sum(same) / len(same) if same else 0.0
+        return _share(scores, "consistent")
 
     return compute
 
@@ -263,8 +270,7 @@ def first_position_rate() -> Metric:
     """Share of verdicts (both orders) preferring whatever was shown first (0.5 = no position bias)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        firsts = _values(scores, "first_preferred")
-        return sum(firsts) / len(firsts) if firsts else 0.0
+        return _share(scores, "first_preferred")
 
     return compute
 
