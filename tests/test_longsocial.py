@@ -11,11 +11,11 @@ import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, get_model, modelapi
+from socialbench.workflows.answers import extract_letter
 
 from socialbench.benchmarks.longsocial.items import Item, check_items, load_items
 from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack, shuffled
-from socialbench.conversations.sources import SourceError
-from socialbench.workflows.answers import extract_letter
+from socialbench.conversations.sources import InputError
 
 PACK = sample_pack()
 ITEMS = PACK / "items.jsonl"
@@ -92,7 +92,7 @@ def test_item_loader_errors_name_file_line_and_field(tmp_path: Path) -> None:
     ]
     for bad, message in cases:
         path = write_lines(tmp_path / "bad.jsonl", [rows[0], bad, rows[2]])
-        with pytest.raises(SourceError, match=message):
+        with pytest.raises(InputError, match=message):
             load_items(path)
 
 
@@ -100,13 +100,13 @@ def test_items_must_refer_to_existing_nodes(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in ITEMS.read_text().splitlines()[:2]]
     episodes = load_episodes(PACK / "episodes.jsonl")
     path = write_lines(tmp_path / "items.jsonl", [rows[0], {**rows[1], "evidence": ["c99999"]}])
-    with pytest.raises(SourceError, match=r"items\.jsonl \(record [^)]+\): nodes c99999 do not exist"):
+    with pytest.raises(InputError, match=r"items\.jsonl \(record [^)]+\): nodes c99999 do not exist"):
         check_items(load_items(path), episodes, path)
     path = write_lines(tmp_path / "items.jsonl", [{**rows[0], "episode_id": "hn:1"}])
-    with pytest.raises(SourceError, match="episode 'hn:1' not found"):
+    with pytest.raises(InputError, match="episode 'hn:1' not found"):
         check_items(load_items(path), episodes, path)
     chain = {**rows[0], "scope": {"kind": "chain", "start": "c5", "end": "c1"}}
-    with pytest.raises(SourceError, match="chain start c5 is not an ancestor of c1"):
+    with pytest.raises(InputError, match="chain start c5 is not an ancestor of c1"):
         check_items(load_items(write_lines(tmp_path / "c.jsonl", [chain])), episodes)
 
 

@@ -13,11 +13,12 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ge
 
 from socialbench.benchmarks.sibench import load_dialogues
 from socialbench.benchmarks.sibench.dataset import balanced_sample, context_group, situation, stratified_sample
-from socialbench.benchmarks.sibench.judge import first_json_object
 from socialbench.benchmarks.sibench.parsing import parse_answer, reply_length
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS, cot_prompt, direct_prompt
 from socialbench.benchmarks.sibench.rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 from socialbench.benchmarks.sibench.task import sibench
+from socialbench.core.errors import InputError
+from socialbench.shared.judging import first_json_object
 
 
 def test_all_dialogues_ship_with_the_package(situation_counts: dict[str, int]) -> None:
@@ -226,7 +227,7 @@ def test_pairwise_is_blind_seeded_and_checks_position_bias(tmp_path: Any) -> Non
 
 def test_first_json_object_tolerates_fences_and_prose() -> None:
     assert first_json_object('Here:\n```json\n{"a": {"score": 5}}\n``` done') == {"a": {"score": 5}}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no JSON object"):
         first_json_object("no json")
 
 
@@ -250,10 +251,10 @@ def test_human_score_errors_name_the_line(tmp_path: Any) -> None:
 
     path = tmp_path / "scores.csv"
     path.write_text("annotator,dialogue,dimension,score\na1,1,reply,5\na1,2,charm,5\n")
-    with pytest.raises(Exception, match=r"scores\.csv:3: field dimension: .*unknown dimension 'charm'"):
+    with pytest.raises(InputError, match=r"scores\.csv:3: field dimension: .*unknown dimension 'charm'"):
         load_human_scores(path)
     path.write_text("annotator,dialogue,dimension,score\na1,1,reply,five\n")
-    with pytest.raises(Exception, match=r"scores\.csv:2: field score"):
+    with pytest.raises(InputError, match=r"scores\.csv:2: field score"):
         load_human_scores(path)
 
 
@@ -283,7 +284,7 @@ def test_human_replies_are_judged_like_a_model(tmp_path: Any) -> None:
 
 # ---- analyses over logs --------------------------------------------------------------------------------------
 def test_richness_by_hand() -> None:
-    from socialbench.analysis.sibench import richness
+    from socialbench.benchmarks.sibench.analysis import richness
 
     r = richness("哈哈 好")
     assert r["length"] == 3 and r["diversity"] == pytest.approx(2 / 3)
@@ -293,7 +294,7 @@ def test_richness_by_hand() -> None:
 
 
 def test_tables_from_logs(tmp_path: Any) -> None:
-    from socialbench.analysis.sibench import ablation_deltas, by_group, score_rows, table1
+    from socialbench.benchmarks.sibench.analysis import ablation_deltas, by_group, score_rows, table1
 
     def verdict(reply: int, process: int = 5) -> str:
         return json.dumps({k: {"score": process} for k in COMPONENT_KEYS} | {"reply": {"score": reply}})
@@ -327,7 +328,8 @@ def test_tables_from_logs(tmp_path: Any) -> None:
 
 
 def test_reply_cot_similarity_with_the_offline_model(tmp_path: Any) -> None:
-    from socialbench.analysis.similarity import cosine_pairs, reply_cot_similarity
+    from socialbench.benchmarks.sibench.similarity import reply_cot_similarity
+    from socialbench.shared.embeddings import cosine_pairs
 
     same, different = cosine_pairs(
         ["I will buy you a milk tea", "I will buy you a milk tea"],

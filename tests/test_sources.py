@@ -15,7 +15,7 @@ import zstandard
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import (
     ImportReport,
-    SourceError,
+    InputError,
     import_episodes,
     read_algolia,
     read_cmv,
@@ -114,7 +114,7 @@ def test_reddit_thread_json(data: Path) -> None:
 
 def test_reddit_morechildren_of_another_thread_is_refused(data: Path) -> None:
     # The shipped morechildren answer belongs to thread hbo4a7, not 1cebxh: it must not be merged silently.
-    with pytest.raises(SourceError, match=r"morechildren_1cebxh\.json.*thread 'hbo4a7', not '1cebxh'"):
+    with pytest.raises(InputError, match=r"morechildren_1cebxh\.json.*thread 'hbo4a7', not '1cebxh'"):
         next(read_thread_json(data / "reddit/thread_1cebxh.json", [data / "reddit/morechildren_1cebxh.json"]))
 
 
@@ -213,17 +213,17 @@ def test_pushshift_zst_rebuilds_the_thread(data: Path, tmp_path: Path) -> None:
 def test_pushshift_bad_lines(data: Path, tmp_path: Path) -> None:
     _, comments = pushshift_records(data)
     bad = write_zst(tmp_path / "RC_bad.zst", comments[:10], ['{"id": "zz", "link_id": "t3_1ceb', "not json"])
-    with pytest.raises(SourceError, match=r"RC_bad\.zst:11: truncated JSON line"):
+    with pytest.raises(InputError, match=r"RC_bad\.zst:11: truncated JSON line"):
         list(read_pushshift(bad))
     report = ImportReport()
     threads = list(read_pushshift(bad, skip_bad=True, report=report))
     assert report.skipped == 2 and report.records == 12 and "RC_bad.zst:12" in report.errors[1]
     assert len(threads) == 1
     missing = write_zst(tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}])
-    with pytest.raises(SourceError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
+    with pytest.raises(InputError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
         list(read_pushshift(missing))
     wrong = write_zst(tmp_path / "RC_type.zst", [dict(comments[0], body=17)])
-    with pytest.raises(SourceError, match=r"RC_type\.zst:1.*'body' should be str"):
+    with pytest.raises(InputError, match=r"RC_type\.zst:1.*'body' should be str"):
         list(read_pushshift(wrong))
 
 
@@ -232,7 +232,7 @@ def test_pushshift_truncated_zst(data: Path, tmp_path: Path) -> None:
     whole = write_zst(tmp_path / "RC_whole.zst", comments)
     cut = tmp_path / "RC_cut.zst"
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
-    with pytest.raises(SourceError, match=r"RC_cut\.zst"):
+    with pytest.raises(InputError, match=r"RC_cut\.zst"):
         list(read_pushshift(cut))
 
 
@@ -240,7 +240,7 @@ def test_pushshift_non_utf8(data: Path, tmp_path: Path) -> None:
     _, comments = pushshift_records(data)
     path = tmp_path / "RC.jsonl"
     path.write_bytes(json.dumps(comments[0]).encode() + b"\n" + b'{"id": "\xff\xfe"}\n')
-    with pytest.raises(SourceError, match=r"RC\.jsonl:2: not UTF-8"):
+    with pytest.raises(InputError, match=r"RC\.jsonl:2: not UTF-8"):
         list(read_pushshift(path))
 
 
@@ -272,10 +272,10 @@ def test_stackexchange_truncated_and_bad_values(data: Path, tmp_path: Path) -> N
     shutil.copy(data / "stackexchange/Comments.xml", dump)
     posts = (data / "stackexchange/Posts.xml").read_bytes()
     (dump / "Posts.xml").write_bytes(posts[: len(posts) // 2])
-    with pytest.raises(SourceError, match=r"site/Posts\.xml:\d+: malformed XML"):
+    with pytest.raises(InputError, match=r"site/Posts\.xml:\d+: malformed XML"):
         list(read_stackexchange(dump))
     (dump / "Posts.xml").write_bytes(posts.replace(b'PostTypeId="2" ParentId="1"', b'PostTypeId="2" ParentId="one"', 1))
-    with pytest.raises(SourceError, match=r"Posts\.xml \(record Id=2\): attribute 'ParentId' should be an integer"):
+    with pytest.raises(InputError, match=r"Posts\.xml \(record Id=2\): attribute 'ParentId' should be an integer"):
         list(read_stackexchange(dump))
 
 
@@ -298,11 +298,11 @@ def test_convokit_reply_to_spelling_and_errors(data: Path, tmp_path: Path) -> No
     (corpus / "utterances.jsonl").write_text("\n".join(json.dumps(u) for u in old))
     assert sum(len(t) for t in read_convokit(corpus)) == 1519
     (corpus / "utterances.jsonl").write_text("\n".join([*lines[:3], lines[3][:40]]))
-    with pytest.raises(SourceError, match=r"utterances\.jsonl:4: truncated JSON line"):
+    with pytest.raises(InputError, match=r"utterances\.jsonl:4: truncated JSON line"):
         list(read_convokit(corpus))
     broken = json.loads(lines[0]) | {"reply-to": 5}
     (corpus / "utterances.jsonl").write_text(json.dumps(broken))
-    with pytest.raises(SourceError, match=r"utterances\.jsonl:1 \(record o0ss4\): field 'reply-to' should be str"):
+    with pytest.raises(InputError, match=r"utterances\.jsonl:1 \(record o0ss4\): field 'reply-to' should be str"):
         list(read_convokit(corpus))
 
 
@@ -337,7 +337,7 @@ def test_cmv_missing_op(data: Path, tmp_path: Path) -> None:
     text = (data / "cmv/positive/0.xml").read_text()
     start, end = text.index("<OP"), text.index("</OP>") + len("</OP>")
     (folder / "0.xml").write_text(text[:start] + text[end:])
-    with pytest.raises(SourceError, match=r"positive/0\.xml \(record 2rppq9\): missing <OP> element"):
+    with pytest.raises(InputError, match=r"positive/0\.xml \(record 2rppq9\): missing <OP> element"):
         list(read_cmv(folder))
 
 
@@ -361,18 +361,18 @@ def test_sibench_bad_records(data: Path, tmp_path: Path) -> None:
     records = json.loads((data / "sibench/SI-Bench.json").read_text())[:3]
     path = tmp_path / "si.json"
     path.write_text(json.dumps([records[0], {k: v for k, v in records[1].items() if k != "scenario_en"}]))
-    with pytest.raises(SourceError, match=r"si\.json \(record #1 id=2\): missing field 'scenario_en'"):
+    with pytest.raises(InputError, match=r"si\.json \(record #1 id=2\): missing field 'scenario_en'"):
         list(read_sibench(path))
     path.write_text(json.dumps([records[0] | {"chat_messages": ["用户: hi"]}]))
-    with pytest.raises(SourceError, match=r"'chat_messages' should be str, got list"):
+    with pytest.raises(InputError, match=r"'chat_messages' should be str, got list"):
         list(read_sibench(path))
     path.write_text(json.dumps(records)[:-50])
-    with pytest.raises(SourceError, match=r"si\.json:1: truncated JSON"):
+    with pytest.raises(InputError, match=r"si\.json:1: truncated JSON"):
         list(read_sibench(path))
 
 
 def test_unknown_format_and_missing_path(tmp_path: Path) -> None:
-    with pytest.raises(SourceError, match="unknown format 'mastodon'"):
+    with pytest.raises(InputError, match="unknown format 'mastodon'"):
         import_episodes("mastodon", [tmp_path])
-    with pytest.raises(SourceError, match="no such file or folder"):
+    with pytest.raises(InputError, match="no such file or folder"):
         import_episodes("sibench", [tmp_path / "nope.json"])

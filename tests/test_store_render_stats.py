@@ -14,7 +14,7 @@ from socialbench.conversations import tokens
 from socialbench.conversations.model import Node, Thread
 from socialbench.conversations.render import render_dialogue, render_thread, short_ids
 from socialbench.conversations.sources import (
-    SourceError,
+    InputError,
     read_algolia,
     read_cmv,
     read_sibench,
@@ -22,7 +22,8 @@ from socialbench.conversations.sources import (
     read_thread_json,
 )
 from socialbench.conversations.stats import episode_stats, table6
-from socialbench.conversations.store import atomic_writer, read_episodes, write_episodes
+from socialbench.conversations.store import read_episodes, write_episodes
+from socialbench.core.jsonl import atomic_writer
 
 HN = "hackernews/algolia_item_18475438.json"
 
@@ -60,9 +61,9 @@ def test_failed_write_keeps_the_previous_file(data: Path, tmp_path: Path) -> Non
 
     def exploding():  # type: ignore[no-untyped-def]
         yield from real_episodes(data)[:3]
-        raise SourceError("input.json", "bad record", line=7)
+        raise InputError("input.json", "bad record", line=7)
 
-    with pytest.raises(SourceError, match=r"input\.json:7"):
+    with pytest.raises(InputError, match=r"input\.json:7"):
         write_episodes(path, exploding())
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["episodes.jsonl"]  # no temp file left behind
@@ -92,7 +93,7 @@ def test_reading_bad_episode_files(data: Path, tmp_path: Path) -> None:
     for name, (line, message) in variants.items():
         broken = tmp_path / f"{name}.jsonl"
         broken.write_text("\n".join([lines[0], line, lines[2]]))
-        with pytest.raises(SourceError, match=message.split("|")[-1]):
+        with pytest.raises(InputError, match=message.split("|")[-1]):
             list(read_episodes(broken))
 
 

@@ -7,7 +7,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 import click
 from rich.console import Console
@@ -16,15 +16,16 @@ from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
-from .conversations.sources import FORMATS, ImportOptions, ImportReport, SourceError, import_episodes
+from .conversations.sources import FORMATS, ImportOptions, ImportReport, import_episodes
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
+from .core.errors import InputError
 
 err = Console(stderr=True)
 # Tables are the product: when piped, do not squeeze them into 80 columns.
 out = Console() if sys.stdout.isatty() else Console(width=160)
 
-_BAD_INPUT = (SourceError, ThreadIntegrityError, FileNotFoundError, ValueError)
+_BAD_INPUT = (InputError, ThreadIntegrityError, FileNotFoundError, ValueError)
 
 
 class _Group(click.Group):
@@ -171,165 +172,140 @@ def show(episodes: str, episode_id: str, order: str) -> None:
 DEFAULT_MODEL = "socialbench/gemma-3-270m"
 
 
-def _arg_value(text: str) -> Any:
-    """``-M`` values as JSON when they parse (``32768``, ``true``), else as plain strings (paths, names)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+def _model_args(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``-M KEY=VALUE``: values as JSON when they parse (``32768``, ``true``), else as plain strings (paths)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
 
 
-@main.command()
-@click.option("--benchmark", type=click.Choice(["longsocial", "sibench"]), default="longsocial", show_default=True)
+def _roles(pairs: tuple[str, ...]) -> dict[str, str] | None:
+    roles = {}
+    for pair in pairs:
+        role, sep, model = pair.partition("=")
+        if not sep or not role or not model:
+            raise click.BadParameter(f"expected ROLE=MODEL, got {pair!r}", param_hint="--model-role")
+        roles[role] = model
+    return roles or None
+
+
+_REPORT_FIXED = ("logs", "console", "as_json")
+
+
+@main.command("list")
+def list_cmd() -> None:
+    """The benchmarks, their tasks and every task parameter (-T KEY=VALUE) with its default."""
+    from .benchmarks import registered
+    from .shared.benchmark import parameters, summary_line, task_name
+
+    for bench in registered().values():
+        out.print(f"[bold]{bench.name}[/]  {bench.title} — {bench.paper}", highlight=False)
+        for n, fn in enumerate(bench.tasks):
+            default = " (default task)" if n == 0 and len(bench.tasks) > 1 else ""
+            table = Table(title=f"task {task_name(fn)}{default}: {summary_line(fn)}", title_justify="left")
+            for col in ("-T parameter", "type", "default", "meaning"):
+                table.add_column(col)
+            for p in parameters(fn):
+                table.add_row(p.name, p.type_text, repr(p.default), p.doc)
+            out.print(table)
+        options = [p for p in parameters(bench.report) if p.name not in _REPORT_FIXED]
+        if options:
+            table = Table(title=f"socialbench report {bench.name} -R KEY=VALUE", title_justify="left")
+            for col in ("-R option", "type", "default", "meaning"):
+                table.add_column(col)
+            for p in options:
+                table.add_row(p.name, p.type_text, repr(p.default), p.doc)
+            out.print(table)
+        for title, entries in (bench.catalogs() if bench.catalogs else {}).items():
+            table = Table(title=title, title_justify="left")
+            table.add_column("name")
+            table.add_column("what it is")
+            for name, text in entries:
+                table.add_row(name, text)
+            out.print(table)
+        out.print()
+
+
+@main.command(context_settings={"show_default": True})
+@click.argument("benchmark", metavar="BENCH")
+@click.option("--task", "task_name", help="Task of the benchmark (default: its first; see `socialbench list`).")
+@click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="Task argument (see `socialbench list`).")
 @click.option(
     "--model",
     default=DEFAULT_MODEL,
-    show_default=True,
     help="Any inspect model: socialbench/gemma-3-270m, openai-api/vllm/NAME, openai/gpt-5, ...",
 )
-@click.option("--workflow", default="full", show_default=True, help="Evaluation setting (paper Table 12).")
-@click.option("--items", type=click.Path(dir_okay=False), help="Items JSONL (default: the bundled sample pack).")
-@click.option("--episodes", type=click.Path(dir_okay=False), help="Episodes JSONL (default: bundled episodes).")
-@click.option(
-    "--answer",
-    "answer_mode",
-    type=click.Choice(["auto", "generate", "logprobs"]),
-    default="auto",
-    show_default=True,
-    help="auto = logprobs for the embedded base model, generate otherwise.",
-)
-@click.option("--limit", type=int, help="Evaluate at most this many items.")
-@click.option("--log-dir", default="logs", show_default=True, help="Where inspect writes its .eval logs.")
+@click.option("--model-role", "model_roles", multiple=True, metavar="ROLE=MODEL", help="e.g. grader=openai/gpt-5.")
+@click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument, e.g. -M n_ctx=32768.")
+@click.option("--limit", type=int, help="Evaluate at most this many samples.")
+@click.option("--log-dir", default="logs", help="Where inspect writes its .eval logs.")
 @click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
-@click.option("--max-context", type=int, help="Context window for providers that do not report one.")
-@click.option("--overlength", type=click.Choice(["skip", "truncate"]), default="skip", show_default=True)
-@click.option("-M", "model_args", multiple=True, help="Model arg KEY=VALUE (e.g. -M n_ctx=32768).")
 @click.option(
-    "--mode",
-    type=click.Choice(["cot", "direct", "pairwise"]),
-    default="cot",
-    show_default=True,
-    help="sibench: CoT reply, direct reply, or blind CoT-vs-direct comparison.",
-)
-@click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True, help="sibench prompts.")
-@click.option("--judge", help="sibench: grader model (default: the model under test, with a warning).")
-@click.option("--ablate", help="sibench: CoT component(s) to remove, e.g. communicative_strategy.")
-@click.option(
-    "--subset",
-    type=click.Choice(["balanced", "all"]),
-    default="balanced",
-    show_default=True,
-    help="sibench: 312-dialogue situation-balanced set, or all 2,221.",
+    "--display",
+    type=click.Choice(["auto", "rich", "plain", "none"]),
+    default="auto",
+    help="inspect's progress display (auto: rich on a terminal, plain otherwise).",
 )
 def run(
     benchmark: str,
+    task_name: str | None,
+    task_args: tuple[str, ...],
     model: str,
-    workflow: str,
-    items: str | None,
-    episodes: str | None,
-    answer_mode: str,
+    model_roles: tuple[str, ...],
+    model_args: tuple[str, ...],
     limit: int | None,
     log_dir: str,
     max_connections: int | None,
-    max_context: int | None,
-    overlength: str,
-    model_args: tuple[str, ...],
-    mode: str,
-    lang: str,
-    judge: str | None,
-    ablate: str | None,
-    subset: str,
+    display: str,
 ) -> None:
-    """The main job: run a benchmark on a model and print the paper-style table."""
-    from inspect_ai import Task
+    """Run benchmark BENCH on a model and print its summary (like `inspect eval`, with -T task arguments)."""
     from inspect_ai import eval as inspect_eval
 
     from . import _registry  # noqa: F401  (registers the tasks, the embedded model and seeds tiktoken)
-    from .benchmarks.longsocial.task import AnswerMode, Overlength, longsocial
-    from .benchmarks.sibench.prompts import Lang
-    from .benchmarks.sibench.task import Mode, sibench
-    from .reporting import print_longsocial_report, print_sibench_report
+    from .benchmarks import get_benchmark
+    from .shared.benchmark import parse_arguments
 
-    margs = {}
-    for pair in model_args:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
-        margs[key] = _arg_value(value)
-    task: Task
-    if benchmark == "sibench":
-        task = sibench(
-            mode=cast(Mode, mode), lang=cast(Lang, lang), ablate=ablate, subset=cast(Literal["balanced", "all"], subset)
-        )
-    else:
-        if answer_mode == "auto":
-            answer_mode = "logprobs" if model.startswith("socialbench/") else "generate"
-        task = longsocial(
-            items=items,
-            episodes=episodes,
-            workflow=workflow,
-            answer_mode=cast(AnswerMode, answer_mode),
-            overlength=cast(Overlength, overlength),
-            max_context=max_context,
-        )
+    bench = get_benchmark(benchmark)
+    fn = bench.task(task_name)
+    task = fn(**parse_arguments(fn, task_args))
     logs = inspect_eval(
         task,
         model=model,
-        model_args=margs,
-        model_roles={"grader": judge} if judge else None,
+        model_args=_model_args(model_args),
+        model_roles=_roles(model_roles),
         limit=limit,
         log_dir=log_dir,
         max_connections=max_connections,
-        display="rich" if err.is_terminal else "plain",
+        display=("rich" if err.is_terminal else "plain") if display == "auto" else display,  # type: ignore[arg-type]
     )
-    if benchmark == "sibench":
-        print_sibench_report(logs[0], out)
-    else:
-        print_longsocial_report(logs[0], out)
+    bench.summarize(logs[0], out)
+    if logs[0].status != "success":
+        sys.exit(1)
 
 
 @main.command()
-@click.argument("benchmark", type=click.Choice(["sibench"]))
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
-@click.option("--json", "as_json", is_flag=True, help="Print the tables as one JSON object.")
-@click.option(
-    "--similarity/--no-similarity",
-    default=True,
-    show_default=True,
-    help="Reply-to-CoT similarity with the offline sentence-transformers model (Figure 5).",
-)
-def report(benchmark: str, logs: tuple[str, ...], as_json: bool, similarity: bool) -> None:
-    """Paper tables from inspect logs (several models, modes and ablations at once)."""
-    from .analysis import sibench as analysis
+@click.argument("benchmark", metavar="BENCH")
+@click.argument("logs", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
+@click.option("-R", "report_args", multiple=True, metavar="KEY=VALUE", help="Report option (see `socialbench list`).")
+def report(benchmark: str, logs: tuple[str, ...], as_json: bool, report_args: tuple[str, ...]) -> None:
+    """The benchmark's tables from inspect logs (files or folders; several models and settings at once)."""
+    from .benchmarks import get_benchmark
+    from .shared.benchmark import log_paths, parse_arguments
 
-    paths = [str(p) for arg in logs for p in (sorted(Path(arg).glob("*.eval")) if Path(arg).is_dir() else [Path(arg)])]
-    rows = analysis.score_rows(paths)
-    tables: dict[str, Any] = {
-        "table1": analysis.table1(rows),
-        "by_context_group": analysis.by_group(rows, "context_group"),
-        "by_situation": analysis.by_group(rows, "situation"),
-        "ablation_deltas": analysis.ablation_deltas(rows),
-        "reply_style": analysis.reply_style(rows),
-    }
-    if similarity:
-        from .analysis.similarity import reply_cot_similarity
-
-        tables["reply_cot_similarity"] = reply_cot_similarity(paths)
-    if as_json:
-        click.echo(json.dumps(tables, ensure_ascii=False))
-        return
-    for name, data in tables.items():
-        records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
-        if not records:
-            continue
-        table = Table(title=name)
-        for col in records[0]:
-            table.add_column(
-                col.replace("_", " "), justify="left" if col in ("model", "group", "mode", "removed") else "right"
-            )
-        for rec in records:
-            table.add_row(*(f"{v:.2f}" if isinstance(v, float) else "-" if v is None else str(v) for v in rec.values()))
-        out.print(table)
+    bench = get_benchmark(benchmark)
+    options = parse_arguments(bench.report, report_args, flag="-R")
+    for fixed in _REPORT_FIXED:
+        if fixed in options:
+            raise ValueError(f"-R {fixed}: set by the command itself")
+    bench.report(log_paths(logs), out, as_json=as_json, **options)
 
 
 if __name__ == "__main__":  # pragma: no cover

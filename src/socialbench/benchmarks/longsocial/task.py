@@ -1,8 +1,8 @@
 """LongSocialBench as an inspect_ai task.
 
 Liu et al. (2026), "LongSocialBench: Do Long-Context LLMs Understand Online Discussion Threads?" — items
-(§3.1, Tables 7-9), the Full workflow (Table 12), per-capability / per-platform accuracy and C-mac
-(Tables 3, 13), bootstrap CIs (Tables 14, 16).
+(§3.1, Tables 7-9), the evaluation settings (Table 12; see `workflows`), per-capability / per-platform accuracy
+and C-mac (Tables 3, 13), bootstrap CIs (Tables 14, 16).
 """
 
 from __future__ import annotations
@@ -15,20 +15,20 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ...conversations.model import Thread
-from ...conversations.render import render_thread
-from ...conversations.sources import SourceError
+from ...conversations.model import Node, Thread
 from ...conversations.store import read_episodes
+from ...core.errors import InputError
 from .items import LETTERS, Item, check_items, load_items
-from .prompts import full_prompt
-from .scorer import OVERLENGTH, choice_letter
+from .scorer import ANSWER_MODE, OVERLENGTH, choice_letter
+from .workflows import Question, Workflow, get_workflow
 
-AnswerMode = Literal["generate", "logprobs"]
+AnswerMode = Literal["auto", "generate", "logprobs"]
 Overlength = Literal["skip", "truncate"]
-WORKFLOWS = ("full",)
+SELECTED = "longsocial:selected"
+"""Store key: ids of the posts the workflow selected (None = the complete discussion)."""
 
 
 def sample_pack() -> Path:
@@ -40,7 +40,7 @@ def load_episodes(path: str | Path) -> dict[str, Thread]:
     episodes: dict[str, Thread] = {}
     for episode in read_episodes(path):
         if not isinstance(episode, Thread):
-            raise SourceError(path, f"episode {episode.id} is a dialogue; LongSocialBench needs threads")
+            raise InputError(path, f"episode {episode.id} is a dialogue; LongSocialBench needs threads")
         episodes[episode.id] = episode
     return episodes
 
@@ -55,12 +55,13 @@ def shuffled(item: Item, seed: int | None) -> tuple[list[str], str, list[int]]:
     return options, gold, order
 
 
-def record_to_sample(item: Item, thread: Thread, seed: int | None = 0, answer_mode: AnswerMode = "generate") -> Sample:
-    """One item over its episode as an inspect Sample with the stable id ``episode:item``."""
+def record_to_sample(item: Item, seed: int | None = 0) -> Sample:
+    """One item as an inspect Sample with the stable id ``episode:item``. The prompt is built at solve time by
+    the workflow (from the episode and this metadata), as inspect's own ``multiple_choice`` does."""
     options, gold, order = shuffled(item, seed)
     return Sample(
         id=f"{item.episode_id}:{item.id}",
-        input=full_prompt(render_thread(thread), item.stem, options),
+        input=item.stem,
         target=gold,
         choices=options,
         metadata={
@@ -70,32 +71,60 @@ def record_to_sample(item: Item, thread: Thread, seed: int | None = 0, answer_mo
             "platform": item.platform,
             "form": item.form,
             "option_order": order,
-            "answer_mode": answer_mode,
             "stem": item.stem,
             "options": options,
+            "scope": item.scope.model_dump() if item.scope else None,
+            "evidence": item.evidence,
         },
     )
 
 
+def question_of(state: TaskState) -> Question:
+    return Question(stem=state.metadata["stem"], options=state.metadata["options"], metadata=state.metadata)
+
+
+def _shown(thread: Thread, state: TaskState) -> list[Node]:
+    ids = state.store.get(SELECTED)
+    return list(thread.traverse("thread")) if ids is None else [thread.node(i) for i in ids]
+
+
+@solver
+def prepare(workflow: Workflow, episodes: Mapping[str, Thread]) -> Solver:
+    """Build the prompt at solve time: the workflow selects the posts to show and renders the question."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        thread = episodes[state.metadata["episode_id"]]
+        question = question_of(state)
+        nodes = await workflow.select(thread, question, get_model())
+        complete = len(nodes) == len(thread.nodes)
+        state.store.set(SELECTED, None if complete else [n.id for n in nodes])
+        state.metadata["workflow"] = workflow.name
+        state.messages = [ChatMessageUser(content=workflow.prompt(thread, nodes, question))]
+        return state
+
+    return solve
+
+
 @solver
 def fit_context(
+    workflow: Workflow,
     episodes: Mapping[str, Thread],
-    items: Mapping[str, Item],
     overlength: Overlength = "skip",
     max_context: int | None = None,
     reserve: int = 16,
 ) -> Solver:
     """Before calling the model, compare the prompt with the model's context window (the provider's
     ``context_length`` if it has one, else ``max_context``). Over-length items are skipped and marked
-    (default), or, when asked, truncated by keeping the longest thread-order prefix of posts that fits
-    (the root and earliest discussion first); the kept/total post counts go into the sample metadata."""
+    (default), or, when asked, truncated by keeping the longest thread-order prefix of the selected posts
+    that fits (the root and earliest discussion first); kept/total post counts go into the sample metadata.
+    Works for every workflow: the prompt is re-rendered by the workflow from fewer posts."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         limit = getattr(model.api, "context_length", None) or max_context
         if not limit:
             return state
-        prompt_tokens = await model.api.count_text_tokens(state.input_text)
+        prompt_tokens = await model.api.count_text_tokens(state.user_prompt.text)
         state.metadata["prompt_tokens"] = prompt_tokens
         if prompt_tokens + reserve <= limit:
             return state
@@ -104,13 +133,13 @@ def fit_context(
             state.completed = True
             return state
         thread = episodes[state.metadata["episode_id"]]
-        item = items[state.metadata["item_id"]]
-        nodes = list(thread.traverse("thread"))
+        question = question_of(state)
+        nodes = _shown(thread, state)
         lo, hi = 1, len(nodes)  # binary search on the number of posts kept
         best = None
         while lo <= hi:
             mid = (lo + hi) // 2
-            text = full_prompt(render_thread(thread, nodes=nodes[:mid]), item.stem, state.metadata["options"])
+            text = workflow.prompt(thread, nodes[:mid], question)
             if await model.api.count_text_tokens(text) + reserve <= limit:
                 best, lo = (mid, text), mid + 1
             else:
@@ -119,7 +148,7 @@ def fit_context(
             state.metadata[OVERLENGTH] = True
             state.completed = True
             return state
-        state.messages[0].content = best[1]
+        state.user_prompt.content = best[1]
         state.metadata["truncated"] = {
             "strategy": "thread-order prefix",
             "kept_posts": best[0],
@@ -130,13 +159,28 @@ def fit_context(
     return solve
 
 
+def resolve_answer_mode(mode: AnswerMode, workflow: Workflow) -> Literal["generate", "logprobs"]:
+    """``auto``: log-probabilities for the embedded base model (plain-text prompting), generation otherwise
+    and for every workflow that reasons before answering."""
+    if mode != "auto":
+        return mode
+    if workflow.reasoning:
+        return "generate"
+    from ...models.llama_cpp import EmbeddedLlama
+
+    api = get_model().api
+    return "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+
+
 @solver
-def answer(mode: AnswerMode = "generate", max_tokens: int = 32) -> Solver:
+def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int = 32) -> Solver:
     """Ask for the answer: free generation (letter extracted by the scorer), or one token with the top
     next-token log-probabilities (for base models such as the embedded default)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if mode == "logprobs":
+        resolved = resolve_answer_mode(mode, workflow)
+        state.metadata[ANSWER_MODE] = resolved
+        if resolved == "logprobs":
             return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
         return await generate(state, max_tokens=max_tokens)
 
@@ -148,29 +192,31 @@ def longsocial(
     items: str | None = None,
     episodes: str | None = None,
     workflow: str = "full",
-    answer_mode: AnswerMode = "generate",
+    answer_mode: AnswerMode = "auto",
     seed: int = 0,
     capabilities: str | None = None,
     overlength: Overlength = "skip",
     max_context: int | None = None,
     max_tokens: int = 32,
 ) -> Task:
-    """LongSocialBench multiple choice over complete discussion threads (paper §3, Table 12 "Full").
+    """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
     Args:
         items: items JSONL (default: the bundled sample pack's items).
         episodes: episodes JSONL the items refer to (default: the bundled sample episodes).
-        workflow: evaluation setting; ``full`` = the complete serialized discussion in the prompt.
-        answer_mode: ``generate`` (read the letter from the answer text) or ``logprobs`` (highest next-token
-            probability among A-D; for base models).
+        workflow: evaluation setting (`socialbench list` shows the registered ones); ``full`` = the complete
+            serialized discussion in the prompt.
+        answer_mode: ``generate`` (read the letter from the answer text), ``logprobs`` (highest next-token
+            probability among A-D; for base models) or ``auto`` (logprobs for the embedded base model).
         seed: option-shuffling seed (per item, stable); -1 keeps the authored order.
         capabilities: comma-separated subset, e.g. ``C1,C4``.
         overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.
         max_context: context window in tokens for providers that do not report one (e.g. ``8192``).
         max_tokens: generation budget in ``generate`` mode.
     """
-    if workflow not in WORKFLOWS:
-        raise ValueError(f"unknown workflow {workflow!r}; available: {', '.join(WORKFLOWS)}")
+    flow = get_workflow(workflow)
+    if answer_mode == "logprobs" and flow.reasoning:
+        raise ValueError(f"workflow {workflow!r} reasons before answering: use answer_mode=generate or auto")
     items_path = Path(items) if items else sample_pack() / "items.jsonl"
     episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
     threads = load_episodes(episodes_path)
@@ -182,18 +228,21 @@ def longsocial(
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
     shuffle_seed = None if seed < 0 else seed
-    samples = [record_to_sample(i, threads[i.episode_id], shuffle_seed, answer_mode) for i in loaded]
     return Task(
-        dataset=MemoryDataset(samples, name="longsocial", location=str(items_path)),
+        dataset=MemoryDataset(
+            [record_to_sample(i, shuffle_seed) for i in loaded], name="longsocial", location=str(items_path)
+        ),
         solver=[
-            fit_context(threads, {i.id: i for i in loaded}, overlength, max_context),
-            answer(answer_mode, max_tokens),
+            prepare(flow, threads),
+            fit_context(flow, threads, overlength, max_context),
+            answer(flow, answer_mode, max_tokens),
         ],
         scorer=choice_letter(),
         config=GenerateConfig(temperature=0.0),
         metadata={
             "benchmark": "longsocial",
             "workflow": workflow,
+            "workflow_needs": sorted(flow.needs),
             "answer_mode": answer_mode,
             "seed": seed,
             "items": str(items_path),

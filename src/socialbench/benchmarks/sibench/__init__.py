@@ -3,6 +3,18 @@
 `load_dialogues()` returns all 2,221 released dialogues (shipped with the package).
 """
 
+from ...shared.benchmark import Benchmark
 from .dataset import load_dialogues
+from .report import report, summarize
+from .task import sibench
 
-__all__ = ["load_dialogues"]
+BENCHMARK = Benchmark(
+    name="sibench",
+    title="SI-Bench",
+    paper="SI-Bench: Evaluating Social Intelligence of LLMs in Real Chinese Dialogues",
+    tasks=[sibench],
+    summarize=summarize,
+    report=report,
+)
+
+__all__ = ["BENCHMARK", "load_dialogues", "sibench"]

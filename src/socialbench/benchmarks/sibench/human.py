@@ -4,7 +4,6 @@ human-written replies (judged by the same rubric as a model's)."""
 from __future__ import annotations
 
 import csv
-import json
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -15,7 +14,8 @@ import krippendorff
 import numpy as np
 from pydantic import BaseModel, ValidationError, field_validator
 
-from ...conversations.sources import SourceError
+from ...core.errors import InputError
+from ...core.jsonl import read_jsonl
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 
 DIMENSIONS = {d.key for d in [*PROCESS_RUBRIC.dimensions, *REPLY_RUBRIC.dimensions]}
@@ -52,20 +52,15 @@ class HumanReply(BaseModel):
     _dialogue = field_validator("dialogue", mode="before")(_dialogue_id)
 
 
-def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    if not path.exists():
-        raise SourceError(path, "file not found")
-    if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            for lineno, row in enumerate(csv.DictReader(handle), 2):  # line 1 is the header
-                yield lineno, dict(row)
+def _records(path: Path) -> Iterable[tuple[int, Any]]:
+    if path.suffix.lower() != ".csv":
+        yield from read_jsonl(path, "annotation file")
         return
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SourceError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
+    if not path.is_file():
+        raise InputError(path, "annotation file not found")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        for lineno, row in enumerate(csv.DictReader(handle), 2):  # line 1 is the header
+            yield lineno, dict(row)
 
 
 def _load(path: str | Path, model: type[BaseModel]) -> list[Any]:
@@ -75,9 +70,7 @@ def _load(path: str | Path, model: type[BaseModel]) -> list[Any]:
         try:
             out.append(model.model_validate(raw))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "record"
-            raise SourceError(path, f"field {field}: {first['msg']}", line=lineno) from None
+            raise InputError.from_validation(path, exc, line=lineno) from None
     return out
 
 

@@ -8,45 +8,19 @@ in the score metadata.
 
 from __future__ import annotations
 
-import json
-import logging
-import random
-import re
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, field_validator
 
-from ...analysis.statistics import bootstrap_ci
+from ...shared.judging import Judge
+from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 
-logger = logging.getLogger(__name__)
 VALID_SCORES = (0, 5, 10)
 PROCESS_KEYS = COMPONENT_KEYS
-
-
-def grader_model() -> Model:
-    try:
-        return get_model(role="grader", required=True)
-    except Exception:  # inspect raises when the role is not bound
-        logger.warning(
-            "no grader model role given: the model under test judges its own replies "
-            "(use --model-role grader=MODEL for an independent judge)"
-        )
-        return get_model()
-
-
-def first_json_object(text: str) -> Any:
-    """The first JSON object in a judge's answer (code fences, full-width quotes and prose around it allowed)."""
-    cleaned = re.sub(r"```(?:json)?", "", text).replace("“", '"').replace("”", '"')
-    start = cleaned.find("{")
-    if start == -1:
-        raise ValueError("no JSON object in the judge's answer")
-    obj, _ = json.JSONDecoder().raw_decode(cleaned[start:])
-    return obj
 
 
 class DimensionScore(BaseModel):
@@ -73,32 +47,6 @@ class PairVerdict(BaseModel):
         if v not in (1, 2):
             raise ValueError("preferred must be 1 or 2 (a forced choice, also when the scores tie)")
         return v
-
-
-async def ask_judge(judge: Model, prompt: str, validate: Any, retries: int) -> tuple[Any, list[str]]:
-    """Ask until the answer validates. Transport errors are retried by inspect itself; this loop re-asks only
-    when the judge answered but broke the format or the rubric (an out-of-range score, a missing field)."""
-    problems: list[str] = []
-    messages: list[ChatMessage] = [
-        ChatMessageSystem(content="You are a careful, strict annotator. Answer with JSON only."),
-        ChatMessageUser(content=prompt),
-    ]
-    for _attempt in range(retries + 1):
-        output = await judge.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=1024))
-        try:
-            return validate(first_json_object(output.completion)), problems
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            problems.append(f"{'.'.join(map(str, first['loc'])) or 'verdict'}: {first['msg']}"[:300])
-        except ValueError as exc:
-            problems.append(str(exc)[:300])
-        messages += [
-            output.message,
-            ChatMessageUser(
-                content=f"Your answer was invalid ({problems[-1]}). Answer again with the JSON object only."
-            ),
-        ]
-    return None, problems
 
 
 def _context(state: TaskState) -> str:
@@ -130,7 +78,7 @@ def _judged_value(state: TaskState, keys: list[str]) -> dict[str, float]:
     }
 
 
-async def _judge(state: TaskState, keys: list[str], retries: int, penalize_length: bool) -> Score:
+async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_length: bool) -> Score:
     value = _judged_value(state, keys)
     reply = state.metadata.get("reply")
     meta: dict[str, Any] = {k: state.metadata.get(k) for k in ("situation", "context_group", "mode", "ablate")}
@@ -144,9 +92,7 @@ async def _judge(state: TaskState, keys: list[str], retries: int, penalize_lengt
         )
     analysis = state.metadata.get("analysis") or {}
     validate = _validator([k for k in keys if k in analysis] + ["reply"])
-    verdict, problems = await ask_judge(
-        grader_model(), judge_prompt(_context(state), reply, analysis), validate, retries
-    )
+    verdict, problems = await judge.ask(judge_prompt(_context(state), reply, analysis), validate)
     if verdict is None:
         value["unjudged"] = 1.0
         return Score(
@@ -186,8 +132,10 @@ _FLAGS = {"unparsed": [mean()], "unjudged": [mean()], "length_violation": [mean(
 def cot_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
     """Process scores for the five CoT dimensions (Table 6) and the reply score (Table 5), 0/5/10 each."""
 
+    judge = Judge(retries=retries)
+
     async def score(state: TaskState, target: Target) -> Score:
-        return await _judge(state, list(PROCESS_KEYS), retries, penalize_length)
+        return await _judge(state, list(PROCESS_KEYS), judge, penalize_length)
 
     return score
 
@@ -196,8 +144,10 @@ def cot_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
 def reply_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
     """The reply score (Table 5) alone, for direct replies and human replies."""
 
+    judge = Judge(retries=retries)
+
     async def score(state: TaskState, target: Target) -> Score:
-        return await _judge(state, [], retries, penalize_length)
+        return await _judge(state, [], judge, penalize_length)
 
     return score
 
@@ -220,12 +170,12 @@ def pairwise_prompt(chat: str, first: str, second: str) -> str:
 
 def _share(scores: list[SampleScore], key: str) -> float:
     values = _values(scores, key)
-    return sum(values) / len(values) if values else 0.0
+    return sum(values) / len(values) if values else float("nan")
 
 
 def _win_ci(scores: list[SampleScore], bound: int) -> float:
     wins = _values(scores, "cot_wins")
-    return bootstrap_ci(wins)[bound] if wins else 0.0
+    return bootstrap_ci(wins)[bound] if wins else float("nan")
 
 
 # inspect reads the annotation of a metric's function to pass SampleScores: no lambdas here.
@@ -289,45 +239,47 @@ def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer
     """Blind pairwise comparison of the CoT and the direct reply to the same dialogue: random order (seeded per
     dialogue), forced preference; with ``swap`` the pair is judged again in the other order."""
 
+    judge = Judge(retries=retries)
+
     async def score(state: TaskState, target: Target) -> Score:
         cot, direct = state.metadata.get("reply_cot"), state.metadata.get("reply_direct")
+        unjudged = {"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None}
         if not cot or not direct:
             return Score(
-                value={"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None},
+                value=unjudged,
                 explanation="a reply could not be read",
                 metadata={"problems": state.metadata.get("parse_problems")},
             )
-        cot_first = random.Random(f"{seed}:{state.sample_id}").random() < 0.5
-        orders = [cot_first, not cot_first] if swap else [cot_first]
-        verdicts = []
-        for first_is_cot in orders:
-            first, second = (cot, direct) if first_is_cot else (direct, cot)
-            verdict, problems = await ask_judge(
-                grader_model(), pairwise_prompt(_context(state), first, second), PairVerdict.model_validate, retries
+        outcome, problems = await judge.pairwise(
+            lambda first, second: pairwise_prompt(_context(state), first, second),
+            cot,
+            direct,
+            PairVerdict.model_validate,
+            key=str(state.sample_id),
+            seed=seed,
+            swap=swap,
+        )
+        if outcome is None:
+            return Score(
+                value=unjudged, explanation="judge gave no valid verdict", metadata={"judge_problems": problems}
             )
-            if verdict is None:
-                return Score(
-                    value={"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None},
-                    explanation="judge gave no valid verdict",
-                    metadata={"judge_problems": problems},
-                )
-            verdicts.append((first_is_cot, verdict))
-        winners = ["cot" if (v.preferred == 1) == first_is_cot else "direct" for first_is_cot, v in verdicts]
+        winners = ["cot" if w == "a" else "direct" for w in outcome.winners]
+        consistent = outcome.consistent
         return Score(
             value={
                 "judged": 1,
                 "cot_wins": float(winners[0] == "cot"),
-                "consistent": float(len(set(winners)) == 1) if swap else None,
-                "first_preferred": sum(v.preferred == 1 for _, v in verdicts) / len(verdicts),
+                "consistent": None if consistent is None else float(consistent),
+                "first_preferred": outcome.first_preferred,
             },
             answer=winners[0],
-            explanation=verdicts[0][1].rationale,
+            explanation=outcome.verdicts[0][1].rationale,
             metadata={
-                "cot_first": cot_first,
+                "cot_first": outcome.a_first,
                 "winners": winners,
                 "scores": [
                     {"reply_1": v.reply_1.score, "reply_2": v.reply_2.score, "preferred": v.preferred}
-                    for _, v in verdicts
+                    for _, v in outcome.verdicts
                 ],
                 "situation": state.metadata.get("situation"),
             },

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import Episode
-from ._common import ImportReport, SourceError
+from ._common import ImportReport
 from .cmv import read_cmv
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
@@ -23,7 +24,7 @@ __all__ = [
     "FORMATS",
     "ImportOptions",
     "ImportReport",
-    "SourceError",
+    "InputError",
     "import_episodes",
     "read_algolia",
     "read_cmv",
@@ -48,7 +49,7 @@ class ImportOptions:
 
 def _single(paths: Sequence[str], fmt: str) -> str:
     if len(paths) != 1:
-        raise SourceError(", ".join(paths) or "(none)", f"format {fmt!r} takes exactly one path")
+        raise InputError(", ".join(paths) or "(none)", f"format {fmt!r} takes exactly one path")
     return paths[0]
 
 
@@ -82,8 +83,8 @@ FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] 
 def import_episodes(fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None) -> Iterator[Episode]:
     """Read ``paths`` in format ``fmt`` (a key of `FORMATS`)."""
     if fmt not in FORMATS:
-        raise SourceError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+        raise InputError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     for p in map(Path, paths):
         if not p.exists():
-            raise SourceError(p, "no such file or folder")
+            raise InputError(p, "no such file or folder")
     return FORMATS[fmt]([str(p) for p in paths], options or ImportOptions())

@@ -14,24 +14,10 @@ from typing import Any
 import zstandard
 from bs4 import BeautifulSoup
 
+from ...core.errors import InputError
+
 # Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
 _ZSTD_MAX_WINDOW = 2**31
-
-
-class SourceError(ValueError):
-    """Bad input: names the file, the line or record, and what is wrong."""
-
-    def __init__(self, path: str | Path, message: str, *, line: int | None = None, record: str | None = None):
-        self.path = str(path)
-        self.line = line
-        self.record = record
-        self.message = message
-        where = self.path
-        if line is not None:
-            where += f":{line}"
-        if record is not None:
-            where += f" (record {record})"
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass
@@ -43,7 +29,7 @@ class ImportReport:
     errors: list[str] = field(default_factory=list)
     """The first skipped errors, for the user to look at (capped so a broken dump cannot exhaust memory)."""
 
-    def skip(self, error: SourceError) -> None:
+    def skip(self, error: InputError) -> None:
         self.skipped += 1
         if len(self.errors) < 20:
             self.errors.append(str(error))
@@ -53,9 +39,9 @@ def read_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise SourceError(path, "file not found") from None
+        raise InputError(path, "file not found") from None
     except IsADirectoryError:
-        raise SourceError(path, "is a folder, expected a file") from None
+        raise InputError(path, "is a folder, expected a file") from None
     return decode(path, data)
 
 
@@ -63,7 +49,7 @@ def decode(path: Path, data: bytes, line: int | None = None) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SourceError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
+        raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
 
 
 def load_json(path: Path) -> Any:
@@ -71,11 +57,11 @@ def load_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SourceError(path, _json_problem(exc, text, "document"), line=exc.lineno) from None
+        raise InputError(path, _json_problem(exc, text, "document"), line=exc.lineno) from None
 
 
 def _zst_chunks(path: Path) -> Iterator[bytes]:
-    """Decompressed chunks of a (possibly multi-frame) .zst file; a frame cut short raises SourceError."""
+    """Decompressed chunks of a (possibly multi-frame) .zst file; a frame cut short raises InputError."""
     dctx = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW)
     with path.open("rb") as raw:
         dobj, fed = dctx.decompressobj(), False
@@ -84,7 +70,7 @@ def _zst_chunks(path: Path) -> Iterator[bytes]:
                 try:
                     out = dobj.decompress(chunk)
                 except zstandard.ZstdError as exc:
-                    raise SourceError(path, f"corrupt zstd stream: {exc}") from None
+                    raise InputError(path, f"corrupt zstd stream: {exc}") from None
                 fed = True
                 if out:
                     yield out
@@ -93,7 +79,7 @@ def _zst_chunks(path: Path) -> Iterator[bytes]:
                 else:
                     chunk = b""
         if fed and not dobj.eof:
-            raise SourceError(path, "truncated zstd stream (the file ends inside a compressed frame)")
+            raise InputError(path, "truncated zstd stream (the file ends inside a compressed frame)")
 
 
 def _raw_lines(path: Path) -> Iterator[bytes]:
@@ -114,10 +100,10 @@ def _raw_lines(path: Path) -> Iterator[bytes]:
 def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, _LazyLine]]:
     """Yield ``(line_number, lazy line)`` for each non-blank line of a plain or .zst JSONL file.
 
-    Lines are decoded by ``.load()``, so a consumer can catch a bad line's `SourceError` and go on.
+    Lines are decoded by ``.load()``, so a consumer can catch a bad line's `InputError` and go on.
     """
     if not path.exists():
-        raise SourceError(path, "file not found")
+        raise InputError(path, "file not found")
     for lineno, raw in enumerate(_raw_lines(path), 1):
         if on_bytes is not None:
             on_bytes(len(raw))
@@ -138,7 +124,7 @@ class _LazyLine:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise SourceError(self.path, _json_problem(exc, text, "line"), line=self.lineno) from None
+            raise InputError(self.path, _json_problem(exc, text, "line"), line=self.lineno) from None
 
 
 def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
@@ -150,15 +136,15 @@ def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, **where: Any) -> Any:
-    """Return ``obj[key]`` checked against ``kind``; a missing field or a wrong type is a SourceError."""
+    """Return ``obj[key]`` checked against ``kind``; a missing field or a wrong type is a InputError."""
     if not isinstance(obj, dict):
-        raise SourceError(path, f"expected a JSON object, got {type(obj).__name__}", **where)
+        raise InputError(path, f"expected a JSON object, got {type(obj).__name__}", **where)
     if key not in obj:
-        raise SourceError(path, f"missing field {key!r}", **where)
+        raise InputError(path, f"missing field {key!r}", **where)
     value = obj[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
         expected = " or ".join(k.__name__ for k in _as_tuple(kind))
-        raise SourceError(path, f"field {key!r} should be {expected}, got {type(value).__name__}", **where)
+        raise InputError(path, f"field {key!r} should be {expected}, got {type(value).__name__}", **where)
     return value
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from lxml import etree
 
+from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import SourceError
 
 DELTA_MARKS = ("∆", "Δ", "!delta", "&#8710;")
 _LABELS = {"positive": True, "negative": False}
@@ -36,7 +36,7 @@ def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
         elif p.exists():
             yield p
         else:
-            raise SourceError(p, "file not found")
+            raise InputError(p, "file not found")
 
 
 def parse_exchange(path: Path) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def parse_exchange(path: Path) -> dict[str, Any]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise SourceError(path, f"cannot read: {exc.strerror}") from None
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
     recovered = None
     try:
         root = etree.fromstring(data)
@@ -57,17 +57,17 @@ def parse_exchange(path: Path) -> dict[str, Any]:
         recovered = f"line {exc.lineno}: {exc.msg}"
         root = etree.fromstring(data, parser=etree.XMLParser(recover=True))
         if root is None:
-            raise SourceError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
+            raise InputError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
         warnings.warn(f"{path}: malformed XML recovered ({recovered})", stacklevel=2)
     if root.tag != "thread" or not root.get("ID"):
-        raise SourceError(path, "expected a <thread ID=...> element")
+        raise InputError(path, "expected a <thread ID=...> element")
     op = root.find("OP")
     if op is None:
-        raise SourceError(path, "missing <OP> element", record=root.get("ID"))
+        raise InputError(path, "missing <OP> element", record=root.get("ID"))
     replies = []
     for i, reply in enumerate(root.findall("reply")):
         if not reply.get("id"):
-            raise SourceError(path, "a <reply> without an id attribute", record=f"reply {i}")
+            raise InputError(path, "a <reply> without an id attribute", record=f"reply {i}")
         replies.append({"id": reply.get("id"), "author": reply.get("author"), "text": _text(reply)})
     label = _LABELS.get(path.parent.name)
     return {

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import SourceError, iter_json_lines, load_json, require
+from ._common import iter_json_lines, load_json, require
 
 
 def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
@@ -16,12 +17,12 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
     folder = Path(folder)
     utterances = folder / "utterances.jsonl"
     if not utterances.exists():
-        raise SourceError(folder, "not a ConvoKit corpus folder: utterances.jsonl is missing")
+        raise InputError(folder, "not a ConvoKit corpus folder: utterances.jsonl is missing")
     conv_meta: dict[str, Any] = {}
     if (folder / "conversations.json").exists():
         conv_meta = load_json(folder / "conversations.json")
         if not isinstance(conv_meta, dict):
-            raise SourceError(folder / "conversations.json", "expected a JSON object keyed by conversation id")
+            raise InputError(folder / "conversations.json", "expected a JSON object keyed by conversation id")
     corpus_meta = load_json(folder / "corpus.json") if (folder / "corpus.json").exists() else {}
 
     # ConvoKit itself holds a corpus in memory; conversations are grouped here the same way.
@@ -33,7 +34,7 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
         conv = require(raw, "conversation_id", str, utterances, line=lineno, record=uid)
         reply_to = raw.get("reply-to", raw.get("reply_to"))
         if reply_to is not None and not isinstance(reply_to, str):
-            raise SourceError(
+            raise InputError(
                 utterances,
                 f"field 'reply-to' should be str or null, got {type(reply_to).__name__}",
                 line=lineno,
@@ -44,7 +45,7 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
             speaker = speaker.get("id") or speaker.get("name")
         text = raw.get("text", "")
         if not isinstance(text, str):
-            raise SourceError(
+            raise InputError(
                 utterances, f"field 'text' should be str, got {type(text).__name__}", line=lineno, record=uid
             )
         meta = raw.get("meta") or {}

@@ -6,8 +6,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import SourceError, html_to_text, iter_json_lines, load_json, require
+from ._common import html_to_text, iter_json_lines, load_json, require
 
 _ROOT_TYPES = {"story", "poll", "job"}
 
@@ -80,7 +81,7 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
                 continue
             iid = require(raw, "id", int, src, line=lineno)
             if "parent" in raw and not isinstance(raw["parent"], int):
-                raise SourceError(
+                raise InputError(
                     src,
                     f"field 'parent' should be int, got {type(raw['parent']).__name__}",
                     line=lineno,

@@ -9,8 +9,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import GroupSpool, ImportReport, SourceError, iter_json_lines, load_json, require
+from ._common import GroupSpool, ImportReport, iter_json_lines, load_json, require
 
 _DELETED = {"[deleted]", "[removed]"}
 
@@ -25,12 +26,12 @@ def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> No
     parent = require(data, "parent_id", str, path, record=cid)
     body = data.get("body")
     if body is not None and not isinstance(body, str):
-        raise SourceError(path, f"field 'body' should be str, got {type(body).__name__}", record=cid)
+        raise InputError(path, f"field 'body' should be str, got {type(body).__name__}", record=cid)
     author = data.get("author")
     text = html.unescape(body or "")
     created = data.get("created_utc")
     if isinstance(created, str) and not created.strip().replace(".", "", 1).isdigit():
-        raise SourceError(path, f"field 'created_utc' is not a timestamp: {created!r}", record=cid)
+        raise InputError(path, f"field 'created_utc' is not a timestamp: {created!r}", record=cid)
     return Node(
         id=cid,
         parent_id=_strip_prefix(parent),
@@ -86,14 +87,14 @@ def read_thread_json(
     path = Path(path)
     doc = load_json(path)
     if not (isinstance(doc, list) and len(doc) == 2 and all(isinstance(x, dict) for x in doc)):
-        raise SourceError(path, "expected a two-Listing array [post listing, comment listing]")
+        raise InputError(path, "expected a two-Listing array [post listing, comment listing]")
     try:
         post = doc[0]["data"]["children"][0]
         comments = doc[1]["data"]["children"]
     except (KeyError, IndexError, TypeError):
-        raise SourceError(path, "not a Reddit thread: missing data.children in the Listings") from None
+        raise InputError(path, "not a Reddit thread: missing data.children in the Listings") from None
     if post.get("kind") != "t3":
-        raise SourceError(path, f"first Listing should hold a t3 post, got {post.get('kind')!r}")
+        raise InputError(path, f"first Listing should hold a t3 post, got {post.get('kind')!r}")
     root = _post_node(post["data"], path, {"record": "post"})
     nodes = [root]
     gaps: list[dict[str, Any]] = []
@@ -102,12 +103,12 @@ def read_thread_json(
         thing = stack.pop()
         kind, data = thing.get("kind"), thing.get("data")
         if not isinstance(data, dict):
-            raise SourceError(path, f"a {kind!r} thing without a data object")
+            raise InputError(path, f"a {kind!r} thing without a data object")
         if kind == "more":
             gaps.append(_gap(data))
             continue
         if kind != "t1":
-            raise SourceError(path, f"unexpected thing kind {kind!r}", record=str(data.get("id")))
+            raise InputError(path, f"unexpected thing kind {kind!r}", record=str(data.get("id")))
         nodes.append(_comment_node(data, path, {"record": str(data.get("id"))}))
         replies = data.get("replies")
         if isinstance(replies, dict):
@@ -118,7 +119,7 @@ def read_thread_json(
         try:
             things = answer["json"]["data"]["things"]
         except (KeyError, TypeError):
-            raise SourceError(extra, "not a morechildren answer: missing json.data.things") from None
+            raise InputError(extra, "not a morechildren answer: missing json.data.things") from None
         known = {n.id for n in nodes}
         for i, thing in enumerate(things):
             data = thing.get("data", {})
@@ -127,7 +128,7 @@ def read_thread_json(
                 continue
             link = _strip_prefix(str(data.get("link_id", "")))
             if link != root.id:
-                raise SourceError(extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i))
+                raise InputError(extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i))
             node = _comment_node(data, extra, {"record": str(i)})
             if node.id not in known:
                 nodes.append(node)
@@ -191,8 +192,8 @@ def read_pushshift(
                         thread = _strip_prefix(require(raw, "link_id", str, path, line=lineno, record=rid))
                         require(raw, "parent_id", str, path, line=lineno, record=rid)
                         if "body" in raw and not isinstance(raw["body"], str):
-                            raise SourceError(path, "field 'body' should be str", line=lineno, record=rid)
-                except SourceError as exc:
+                            raise InputError(path, "field 'body' should be str", line=lineno, record=rid)
+                except InputError as exc:
                     if not skip_bad:
                         raise
                     report.skip(exc)
@@ -230,8 +231,8 @@ def _pushshift_thread(
     for src, lineno, raw in records:
         try:
             nodes.append(_comment_node(raw, Path(src), {"line": lineno}))
-        except SourceError as exc:
-            located = SourceError(src, exc.message, line=lineno, record=exc.record)
+        except InputError as exc:
+            located = InputError(src, exc.message, line=lineno, record=exc.record)
             if not skip_bad:
                 raise located from None
             report.skip(located)

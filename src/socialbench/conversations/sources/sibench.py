@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import Dialogue, Turn
-from ._common import SourceError, load_json, require
+from ._common import load_json, require
 
 SPEAKER_ROLES = {"用户": "self", "对方": "other"}
 # A speaker label at the start of a line; one released chat has a stray character before it ("f用户: ...").
@@ -40,9 +41,9 @@ def parse_chat(text: str, path: Path, record: str) -> list[Turn]:
             last = turns[-1]
             turns[-1] = last.model_copy(update={"text": f"{last.text}\n{line}".rstrip("\n")})
         elif line.strip():
-            raise SourceError(path, f"chat starts without a speaker prefix: {line[:30]!r}", record=record)
+            raise InputError(path, f"chat starts without a speaker prefix: {line[:30]!r}", record=record)
     if not turns:
-        raise SourceError(path, "empty chat_messages", record=record)
+        raise InputError(path, "empty chat_messages", record=record)
     return turns
 
 
@@ -51,7 +52,7 @@ def read_sibench(path: str | Path) -> Iterator[Dialogue]:
     path = Path(path)
     data = load_json(path)
     if not isinstance(data, list):
-        raise SourceError(path, f"expected a JSON list of dialogues, got {type(data).__name__}")
+        raise InputError(path, f"expected a JSON list of dialogues, got {type(data).__name__}")
     for index, raw in enumerate(data):
         record = f"#{index}"
         if isinstance(raw, dict) and "id" in raw:

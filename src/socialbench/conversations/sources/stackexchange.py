@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import GroupSpool, SourceError, html_to_text
+from ._common import GroupSpool, html_to_text
 
 
 def parse_tags(raw: str | None) -> list[str]:
@@ -28,7 +29,7 @@ def parse_tags(raw: str | None) -> list[str]:
 def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[dict[str, str]]:
     """Stream the ``<row .../>`` attributes of a dump file with bounded memory."""
     if not path.exists():
-        raise SourceError(path, "file not found")
+        raise InputError(path, "file not found")
     count = 0
     try:
         for _event, elem in ET.iterparse(path, events=("end",)):
@@ -40,7 +41,7 @@ def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[d
                     on_row(count)
     except ET.ParseError as exc:
         line, column = exc.position
-        raise SourceError(
+        raise InputError(
             path, f"malformed XML ({exc.msg if hasattr(exc, 'msg') else exc}, column {column})", line=line
         ) from None
 
@@ -49,12 +50,12 @@ def _int(row: dict[str, str], key: str, path: Path, record: str, required: bool 
     value = row.get(key)
     if value is None:
         if required:
-            raise SourceError(path, f"missing attribute {key!r}", record=record)
+            raise InputError(path, f"missing attribute {key!r}", record=record)
         return None
     try:
         return int(value)
     except ValueError:
-        raise SourceError(path, f"attribute {key!r} should be an integer, got {value!r}", record=record) from None
+        raise InputError(path, f"attribute {key!r} should be an integer, got {value!r}", record=record) from None
 
 
 def read_stackexchange(
@@ -66,7 +67,7 @@ def read_stackexchange(
     """Threads of a site's dump folder (the one holding ``Posts.xml`` and ``Comments.xml``)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise SourceError(folder, "expected the dump folder holding Posts.xml and Comments.xml")
+        raise InputError(folder, "expected the dump folder holding Posts.xml and Comments.xml")
     posts_xml, comments_xml, users_xml = folder / "Posts.xml", folder / "Comments.xml", folder / "Users.xml"
     names: dict[str, str] = {}
     if users_xml.exists():

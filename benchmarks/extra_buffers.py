@@ -1,0 +1,68 @@
+"""Prefill speed of the embedded model with llama.cpp's extra buffer types (weight repacking) on and off.
+
+On CPUs without AMX, socialbench keeps the extra buffers on (`socialbench.models.loading`); on AMX CPUs it turns
+them off because the AMX kernel crashes. This script measures what that choice costs or saves on this machine:
+prefill tokens/s of a fresh (uncached) prompt, median of several runs, with and without, and their ratio.
+
+    python benchmarks/extra_buffers.py [--tokens 1100] [--runs 5] [--rounds 3] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+from socialbench.models.llama_cpp import bundled_model_path
+from socialbench.models.loading import build_features, cpu_flags, load_llama, load_policy
+
+
+def prefill_rate(extra_bufts: bool, tokens: int, runs: int, threads: int) -> tuple[float, list[float]]:
+    llm = load_llama(
+        bundled_model_path("gemma-3-270m"),
+        extra_bufts=extra_bufts,
+        n_ctx=4096,
+        n_threads=threads,
+        n_threads_batch=threads,
+        logits_all=False,
+        verbose=False,
+    )
+    text = " ".join(f"The neighbour number {i} said the fence was theirs." for i in range(tokens))
+    ids = llm.tokenize(text.encode(), add_bos=True)[:tokens]
+    rates = []
+    for _ in range(runs + 1):  # the first run warms up (page faults, thread pool)
+        llm.reset()
+        start = time.perf_counter()
+        llm.eval(ids)
+        rates.append(len(ids) / (time.perf_counter() - start))
+    llm.close()
+    return statistics.median(rates[1:]), rates[1:]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tokens", type=int, default=1100)
+    parser.add_argument("--runs", type=int, default=5, help="timed prefills per load")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating on/off loads")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    flags = cpu_flags()
+    simd = sorted(f for f in flags if f.startswith(("avx", "amx")))
+    print(f"CPU flags: {' '.join(simd) or '(none reported)'}")
+    print(f"llama.cpp build: {build_features().strip()}")
+    print(f"policy here: {load_policy().reason}")
+    # alternate the two loads so that drift of the machine (other load, frequency) hits both alike
+    on_runs: list[float] = []
+    off_runs: list[float] = []
+    for _ in range(args.rounds):
+        on_runs += prefill_rate(True, args.tokens, args.runs, args.threads)[1]
+        off_runs += prefill_rate(False, args.tokens, args.runs, args.threads)[1]
+    on, off = statistics.median(on_runs), statistics.median(off_runs)
+    print(f"prefill, extra buffers on : {on:7.1f} tok/s  (runs: {', '.join(f'{r:.0f}' for r in on_runs)})")
+    print(f"prefill, extra buffers off: {off:7.1f} tok/s  (runs: {', '.join(f'{r:.0f}' for r in off_runs)})")
+    print(f"on / off: x{on / off:.2f}")
+
+
+if __name__ == "__main__":
+    main()

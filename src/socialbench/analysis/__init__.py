@@ -1,1 +1,0 @@
-"""Statistics, tables and reports built from evaluation results."""

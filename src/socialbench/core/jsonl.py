@@ -1,0 +1,97 @@
+"""JSON Lines, read and written one way for every file socialbench touches (episodes, items, annotations,
+human replies): UTF-8 (a leading BOM is accepted), blank lines skipped, errors located by file and line, and
+writes that are atomic (a temporary file beside the target, renamed into place only when complete)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _decode(path: Path, data: bytes, line: int) -> str:
+    try:
+        return data.decode("utf-8-sig" if line == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
+
+
+def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]]:
+    """``(line_number, parsed JSON value)`` for each non-blank line; streamed, so files of any size work."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, f"{what} not found")
+    if path.is_dir():
+        raise InputError(path, f"is a folder, expected a {what}")
+    try:
+        handle = path.open("rb")
+    except PermissionError:
+        raise InputError(path, "permission denied") from None
+    with handle:
+        for lineno, raw in enumerate(handle, 1):
+            text = _decode(path, raw, lineno)
+            if not text.strip():
+                continue
+            try:
+                yield lineno, json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+            except RecursionError:
+                raise InputError(path, "JSON nested too deeply", line=lineno) from None
+
+
+def read_models(path: str | Path, model: type[M], what: str = "file", id_field: str = "id") -> Iterator[tuple[int, M]]:
+    """Each line validated as ``model``; a bad line is an `InputError` naming file, line, record id and field."""
+    for lineno, raw in read_jsonl(path, what):
+        record = str(raw[id_field]) if isinstance(raw, dict) and raw.get(id_field) is not None else None
+        try:
+            yield lineno, model.model_validate(raw)
+        except ValidationError as exc:
+            raise InputError.from_validation(path, exc, line=lineno, record=record) from None
+
+
+@contextmanager
+def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
+    """Write to a temporary file beside ``path`` and rename it into place only when the block succeeds,
+    so a crash or a bad record never leaves a half-written file or clobbers the previous one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
+    """Write records (pydantic models or JSON values) one per line, atomically; returns the count."""
+    count = 0
+    with atomic_writer(path) as handle:
+        for record in records:
+            line = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record, ensure_ascii=False)
+            handle.write(line)
+            handle.write("\n")
+            count += 1
+    return count

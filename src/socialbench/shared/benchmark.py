@@ -1,0 +1,141 @@
+"""The plug-in shape every benchmark has, and the generic handling of task arguments.
+
+A benchmark is one package under ``socialbench/benchmarks/`` that exposes ``BENCHMARK = Benchmark(...)``: its
+inspect ``@task`` functions (whose parameters ARE the command line: ``socialbench run NAME -T key=value``), the
+summary printed after a run, and its report over logs. The CLI knows nothing else about it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docstring_parser
+from inspect_ai import Task
+from inspect_ai.log import EvalLog
+from pydantic import TypeAdapter, ValidationError
+from rich.console import Console
+
+from ..core.errors import InputError
+
+TaskFunction = Callable[..., Task]
+Summary = Callable[[EvalLog, Console], None]
+Report = Callable[..., None]
+"""``report(logs: list[str], console, as_json: bool, **options)``; options are the function's own keywords."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    title: str
+    paper: str
+    tasks: Sequence[TaskFunction]
+    """inspect @task functions; the first one is the default of ``socialbench run NAME``."""
+    summarize: Summary
+    report: Report
+    catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
+    """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
+
+    def task(self, name: str | None = None) -> TaskFunction:
+        if name is None:
+            return self.tasks[0]
+        for fn in self.tasks:
+            if task_name(fn) == name:
+                return fn
+        known = ", ".join(task_name(fn) for fn in self.tasks)
+        raise ValueError(f"benchmark {self.name!r} has no task {name!r}; tasks: {known}")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    annotation: Any
+    default: Any
+    doc: str
+
+    @property
+    def type_text(self) -> str:
+        return _type_text(self.annotation)
+
+
+def task_name(fn: Callable[..., Any]) -> str:
+    return str(inspect.unwrap(fn).__name__)
+
+
+def _type_text(annotation: Any) -> str:
+    if typing.get_origin(annotation) is typing.Literal:
+        return "|".join(str(a) for a in typing.get_args(annotation))
+    text = getattr(annotation, "__name__", None) or str(annotation)
+    return text.replace("typing.", "").replace("NoneType", "None")
+
+
+def parameters(fn: Callable[..., Any]) -> list[Parameter]:
+    """A function's keyword parameters with their types, defaults and the ``Args:`` text of its docstring."""
+    target = inspect.unwrap(fn)
+    hints = typing.get_type_hints(target)
+    docs = {
+        p.arg_name: " ".join((p.description or "").split()) for p in docstring_parser.parse(target.__doc__ or "").params
+    }
+    out = []
+    for name, param in inspect.signature(target).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        default = None if param.default is inspect.Parameter.empty else param.default
+        out.append(Parameter(name, hints.get(name, Any), default, docs.get(name, "")))
+    return out
+
+
+def summary_line(fn: Callable[..., Any]) -> str:
+    doc = docstring_parser.parse(inspect.unwrap(fn).__doc__ or "")
+    return doc.short_description or ""
+
+
+_NONE_WORDS = {"none", "null", "~"}
+
+
+def _coerce(param: Parameter, text: str, where: str) -> Any:
+    adapter: TypeAdapter[Any] = TypeAdapter(param.annotation)
+    allows_none = type(None) in typing.get_args(param.annotation) or param.annotation is type(None)
+    if allows_none and text.strip().lower() in _NONE_WORDS:
+        return None
+    try:
+        return adapter.validate_python(text)  # lax mode: "8192" -> 8192, "true" -> True, Literal strings as is
+    except ValidationError as exc:
+        problem = exc.errors()[0]["msg"]
+        raise ValueError(f"{where} {param.name}={text!r}: {problem}") from None
+
+
+def parse_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T") -> dict[str, Any]:
+    """``KEY=VALUE`` strings -> keyword arguments of ``fn``, converted to the annotated types. An unknown key or
+    a value of the wrong type is an error that names the valid keys or the expected values."""
+    params = {p.name: p for p in parameters(fn)}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ValueError(f"{flag} expects KEY=VALUE, got {pair!r}")
+        if key not in params:
+            valid = ", ".join(params) or "(none)"
+            raise ValueError(f"{flag} {key}: unknown argument of {task_name(fn)}; valid: {valid}")
+        out[key] = _coerce(params[key], value, flag)
+    return out
+
+
+def log_paths(args: Sequence[str | Path]) -> list[str]:
+    """inspect log files named directly or found in folders (``*.eval``, ``*.json``)."""
+    paths: list[str] = []
+    for arg in map(Path, args):
+        if arg.is_dir():
+            paths += [str(p) for p in sorted(arg.glob("*.eval")) + sorted(arg.glob("*.json"))]
+        elif arg.exists():
+            paths.append(str(arg))
+        else:
+            raise InputError(arg, "no such log file or folder")
+    if not paths:
+        raise InputError(", ".join(map(str, args)), "no inspect logs (*.eval, *.json) found")
+    return paths

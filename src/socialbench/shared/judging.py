@@ -1,0 +1,145 @@
+"""LLM-as-judge machinery shared by the benchmarks (SI-Bench rubric scoring, PerSo quality checks, ...).
+
+- `Judge` resolves inspect's ``grader`` model role once per task (the first time a scorer needs it). An unbound
+  role falls back to the model under test with one warning, as inspect does; any other problem with the grader
+  (an unknown provider, a missing key) is raised, never swallowed per sample.
+- `Judge.ask` asks for JSON and validates it; a judge that answered but broke the format or the rubric is asked
+  again (``retries`` times) with the problem named. Transport errors are retried by inspect itself.
+- `Judge.pairwise` compares two candidates blind: the order is drawn per key (seeded), and with ``swap`` the pair
+  is judged again in the other order, so position bias is measured, not hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
+from pydantic import ValidationError
+
+logger = logging.getLogger(__name__)
+V = TypeVar("V")
+
+SYSTEM = "You are a careful, strict annotator. Answer with JSON only."
+
+
+def first_json_object(text: str) -> Any:
+    """The first JSON object in a judge's answer (code fences, full-width quotes and prose around it allowed)."""
+    cleaned = re.sub(r"```(?:json)?", "", text).replace("“", '"').replace("”", '"')
+    start = cleaned.find("{")
+    if start == -1:
+        raise ValueError("no JSON object in the judge's answer")
+    obj, _ = json.JSONDecoder().raw_decode(cleaned[start:])
+    return obj
+
+
+def _role_unbound(exc: Exception) -> bool:
+    # inspect raises ValueError("Model role 'grader' ... not ...") when get_model(role=..., required=True) finds
+    # no binding; anything else (bad provider, missing credentials) is a real configuration error.
+    text = str(exc).lower()
+    return isinstance(exc, ValueError) and "role" in text and "grader" in text
+
+
+class Preference(Protocol):
+    @property
+    def preferred(self) -> int: ...
+
+
+P = TypeVar("P", bound=Preference)
+
+
+@dataclass
+class PairOutcome:
+    """A blind comparison of candidates ``a`` and ``b``: the verdicts in the order they were asked."""
+
+    a_first: bool
+    verdicts: list[tuple[bool, Any]]
+    """(a shown first?, verdict) per order asked."""
+
+    @property
+    def winners(self) -> list[str]:
+        return ["a" if (v.preferred == 1) == a_first else "b" for a_first, v in self.verdicts]
+
+    @property
+    def consistent(self) -> bool | None:
+        return len(set(self.winners)) == 1 if len(self.verdicts) > 1 else None
+
+    @property
+    def first_preferred(self) -> float:
+        return float(sum(v.preferred == 1 for _, v in self.verdicts) / len(self.verdicts))
+
+
+class Judge:
+    """A grader model (inspect role ``grader``), resolved once, asked for validated JSON verdicts."""
+
+    def __init__(self, role: str = "grader", retries: int = 2, max_tokens: int = 1024) -> None:
+        self.role = role
+        self.retries = retries
+        self.max_tokens = max_tokens
+        self._model: Model | None = None
+
+    def model(self) -> Model:
+        if self._model is None:
+            try:
+                self._model = get_model(role=self.role, required=True)
+            except ValueError as exc:
+                if not _role_unbound(exc):
+                    raise
+                logger.warning(
+                    "no %s model role given: the model under test judges its own outputs "
+                    "(use --model-role %s=MODEL for an independent judge)",
+                    self.role,
+                    self.role,
+                )
+                self._model = get_model()
+        return self._model
+
+    async def ask(self, prompt: str, validate: Callable[[Any], V]) -> tuple[V | None, list[str]]:
+        """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format."""
+        problems: list[str] = []
+        messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=prompt)]
+        config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens)
+        for _attempt in range(self.retries + 1):
+            output = await self.model().generate(messages, config=config)
+            try:
+                return validate(first_json_object(output.completion)), problems
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                problems.append(f"{'.'.join(map(str, first['loc'])) or 'verdict'}: {first['msg']}"[:300])
+            except ValueError as exc:
+                problems.append(str(exc)[:300])
+            messages += [
+                output.message,
+                ChatMessageUser(
+                    content=f"Your answer was invalid ({problems[-1]}). Answer again with the JSON object only."
+                ),
+            ]
+        return None, problems
+
+    async def pairwise(
+        self,
+        render: Callable[[str, str], str],
+        a: str,
+        b: str,
+        validate: Callable[[Any], P],
+        key: str,
+        seed: int = 0,
+        swap: bool = True,
+    ) -> tuple[PairOutcome | None, list[str]]:
+        """Judge ``a`` against ``b`` blind: ``render(first, second)`` builds the prompt; the order is drawn from
+        ``(seed, key)``; with ``swap`` the other order is asked too. ``(None, problems)`` if a verdict failed."""
+        a_first = random.Random(f"{seed}:{key}").random() < 0.5
+        orders = [a_first, not a_first] if swap else [a_first]
+        verdicts: list[tuple[bool, Any]] = []
+        for shown_a_first in orders:
+            first, second = (a, b) if shown_a_first else (b, a)
+            verdict, problems = await self.ask(render(first, second), validate)
+            if verdict is None:
+                return None, problems
+            verdicts.append((shown_a_first, verdict))
+        return PairOutcome(a_first=a_first, verdicts=verdicts), []

@@ -1,1 +1,0 @@
-"""Solver chains shared across benchmarks (answering, context fitting, ...)."""
