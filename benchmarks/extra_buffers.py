@@ -2,7 +2,8 @@
 
 On CPUs without AMX, socialbench keeps the extra buffers on (`socialbench.models.loading`); on AMX CPUs it turns
 them off because the AMX kernel crashes. This script measures what that choice costs or saves on this machine:
-prefill tokens/s of a fresh (uncached) prompt, median of several runs, with and without, and their ratio.
+prefill tokens/s of a fresh (uncached) prompt and decode tokens/s, medians of several runs, with and without,
+and their ratios.
 
     python benchmarks/extra_buffers.py [--tokens 1100] [--runs 5] [--rounds 3] [--threads N]
 """
@@ -18,7 +19,9 @@ from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import build_features, cpu_flags, load_llama, load_policy
 
 
-def prefill_rate(extra_bufts: bool, tokens: int, runs: int, threads: int) -> tuple[float, list[float]]:
+def rates(extra_bufts: bool, tokens: int, runs: int, threads: int) -> tuple[list[float], list[float]]:
+    """Prefill tokens/s of ``tokens`` fresh tokens, and decode tokens/s (32 tokens fed one at a time, as in
+    generation), ``runs`` times each after one warm-up run."""
     llm = load_llama(
         bundled_model_path("gemma-3-270m"),
         extra_bufts=extra_bufts,
@@ -30,14 +33,18 @@ def prefill_rate(extra_bufts: bool, tokens: int, runs: int, threads: int) -> tup
     )
     text = " ".join(f"The neighbour number {i} said the fence was theirs." for i in range(tokens))
     ids = llm.tokenize(text.encode(), add_bos=True)[:tokens]
-    rates = []
+    prefill, decode = [], []
     for _ in range(runs + 1):  # the first run warms up (page faults, thread pool)
         llm.reset()
         start = time.perf_counter()
         llm.eval(ids)
-        rates.append(len(ids) / (time.perf_counter() - start))
+        prefill.append(len(ids) / (time.perf_counter() - start))
+        start = time.perf_counter()
+        for token in ids[:32]:
+            llm.eval([token])
+        decode.append(32 / (time.perf_counter() - start))
     llm.close()
-    return statistics.median(rates[1:]), rates[1:]
+    return prefill[1:], decode[1:]
 
 
 def main() -> None:
@@ -53,15 +60,17 @@ def main() -> None:
     print(f"llama.cpp build: {build_features().strip()}")
     print(f"policy here: {load_policy().reason}")
     # alternate the two loads so that drift of the machine (other load, frequency) hits both alike
-    on_runs: list[float] = []
-    off_runs: list[float] = []
+    measured: dict[bool, tuple[list[float], list[float]]] = {True: ([], []), False: ([], [])}
     for _ in range(args.rounds):
-        on_runs += prefill_rate(True, args.tokens, args.runs, args.threads)[1]
-        off_runs += prefill_rate(False, args.tokens, args.runs, args.threads)[1]
-    on, off = statistics.median(on_runs), statistics.median(off_runs)
-    print(f"prefill, extra buffers on : {on:7.1f} tok/s  (runs: {', '.join(f'{r:.0f}' for r in on_runs)})")
-    print(f"prefill, extra buffers off: {off:7.1f} tok/s  (runs: {', '.join(f'{r:.0f}' for r in off_runs)})")
-    print(f"on / off: x{on / off:.2f}")
+        for extra in (True, False):
+            prefill, decode = rates(extra, args.tokens, args.runs, args.threads)
+            measured[extra][0].extend(prefill)
+            measured[extra][1].extend(decode)
+    for n, phase in enumerate(("prefill", "decode")):
+        on, off = statistics.median(measured[True][n]), statistics.median(measured[False][n])
+        for label, value, runs in (("on ", on, measured[True][n]), ("off", off, measured[False][n])):
+            print(f"{phase:7} extra buffers {label}: {value:7.1f} tok/s  (runs: {', '.join(f'{r:.0f}' for r in runs)})")
+        print(f"{phase:7} on / off: x{on / off:.2f}")
 
 
 if __name__ == "__main__":

@@ -88,7 +88,9 @@ def test_pushshift_skip_bad_reports(data: Path, tmp_path: Path) -> None:
 
 
 def test_run_prints_the_table_and_log_path(tmp_path: Path) -> None:
-    result = run("run", "--model", "mockllm/model", "--limit", "6", "--log-dir", tmp_path)
+    result = run(
+        "run", "longsocial", "-T", "workflow=full", "--model", "mockllm/model", "--limit", "6", "--log-dir", tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "LongSocialBench — mockllm/model — workflow full" in result.stdout
     # mockllm's default output names no letter: every asked item is counted as unparsed, none crash
@@ -96,6 +98,54 @@ def test_run_prints_the_table_and_log_path(tmp_path: Path) -> None:
     assert re.search(r"All items\s*│\s*6\s*│\s*6\s*│\s*0\.0\s*│.*│\s*6\s*│\s*0\s*│", all_row), all_row
     logs = list(tmp_path.glob("*.eval"))
     assert len(logs) == 1 and str(logs[0].name) in result.stdout.replace("\n", "")
+
+
+def test_a_run_that_asked_nothing_prints_dashes_not_zeros(tmp_path: Path) -> None:
+    # a 1,000-token window fits none of the sample pack's episodes: all three items are skipped as over-length
+    result = run(
+        "run", "longsocial", "-T", "max_context=1000", "--model", "mockllm/model", "--limit", "3", "--log-dir", tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    all_row = next(line for line in result.stdout.splitlines() if "All items" in line)
+    assert re.search(r"All items\s*│\s*3\s*│\s*0\s*│\s*-\s*│\s*-\s*│\s*0\s*│\s*3\s*│", all_row), all_row
+    assert "0.0" not in result.stdout.split("All items")[1].split("log:")[0]
+    assert "C-mac (mean over C1-C6): - (no asked items for C1, C2, C3, C4, C5, C6)" in result.stdout
+
+
+def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
+    result = run("list")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    for expected in ("longsocial", "LongSocialBench", "sibench", "SI-Bench", "task longsocial", "task sibench"):
+        assert expected in text
+    # parameters with their types, defaults and docstring text
+    assert re.search(r"answer_mode\s*│\s*auto\|generate\|logprobs\s*│\s*'auto'", text)
+    assert re.search(r"mode\s*│\s*cot\|direct\|pairwise\s*│\s*'cot'", text)
+    assert "option-shuffling seed" in text
+    assert re.search(r"│ full\s*│ Full context", text)  # the registered workflows
+    assert re.search(r"similarity\s*│\s*bool\s*│\s*True", text)  # a report option (-R)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "longsocial", "-T", "wrkflow=full"], "-T wrkflow: unknown argument of longsocial; valid: items, "),
+        (["run", "longsocial", "-T", "workflow=nope"], "unknown workflow 'nope'; registered: full"),
+        (["run", "longsocial", "-T", "max_context=lots"], "-T max_context='lots': Input should be a valid integer"),
+        (["run", "longsocial", "-T", "answer_mode=maybe"], "-T answer_mode='maybe': Input should be 'auto'"),
+        (["run", "sibench", "-T", "mode=direct", "-T", "max_context=10"], "unknown argument of sibench"),
+        (["run", "perso"], "unknown benchmark 'perso'; available: longsocial, sibench"),
+        (["run", "longsocial", "--task", "other"], "benchmark 'longsocial' has no task 'other'; tasks: longsocial"),
+        (["run", "longsocial", "-T", "novalue"], "-T expects KEY=VALUE, got 'novalue'"),
+        (["report", "sibench", "nowhere/"], "nowhere: no such log file or folder"),
+        (["report", "sibench", ".", "-R", "similarty=false"], "-R similarty: unknown argument of report; valid: "),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(args: list[str], message: str) -> None:
+    result = run(*args, "--model", "mockllm/model") if args[0] == "run" else run(*args)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
 
 
 def test_inspect_cli_finds_the_task_through_the_entry_point(tmp_path: Path) -> None:
@@ -125,10 +175,9 @@ def test_inspect_cli_finds_the_task_through_the_entry_point(tmp_path: Path) -> N
 def test_run_sibench_prints_its_table(tmp_path: Path) -> None:
     result = run(
         "run",
-        "--benchmark",
         "sibench",
-        "--mode",
-        "direct",
+        "-T",
+        "mode=direct",
         "--model",
         "mockllm/model",
         "--limit",
@@ -146,10 +195,9 @@ def test_report_sibench_from_logs(tmp_path: Path) -> None:
     assert (
         run(
             "run",
-            "--benchmark",
             "sibench",
-            "--mode",
-            "direct",
+            "-T",
+            "mode=direct",
             "--model",
             "mockllm/model",
             "--limit",
@@ -159,7 +207,7 @@ def test_report_sibench_from_logs(tmp_path: Path) -> None:
         ).returncode
         == 0
     )
-    result = run("report", "sibench", tmp_path, "--json", "--no-similarity")
+    result = run("report", "sibench", tmp_path, "--json", "-R", "similarity=false")
     assert result.returncode == 0, result.stderr[-2000:]
     tables = json.loads(result.stdout)
     (row,) = tables["table1"]

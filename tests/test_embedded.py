@@ -114,8 +114,16 @@ def test_sibench_smoke_on_the_embedded_model(tmp_path: Path) -> None:
         display="none",
     )
     assert log.status == "success", log.error
-    values = [s.scores["reply_judge"].value for s in log.samples or []]  # type: ignore[index]
-    assert len(values) == 2
+    samples = log.samples or []
+    assert len(samples) == 2
     # a 270M base model rarely follows the JSON format: whatever it wrote is parsed or counted, never a crash
-    for v in values:
-        assert v["unparsed"] + v["unjudged"] >= 0 and v["reply"] in (0.0, 5.0, 10.0)  # type: ignore[index]
+    for sample in samples:
+        value = sample.scores["reply_judge"].value  # type: ignore[index]
+        assert sample.output.completion  # the model did write something
+        flags = (value["unparsed"], value["unjudged"])  # type: ignore[index]
+        if sample.metadata.get("reply"):  # a reply was read: it went to the judge (itself here)
+            assert flags[0] == 0.0 and value["reply"] in (0.0, 5.0, 10.0)  # type: ignore[index]
+            assert flags[1] == 1.0 or sample.scores["reply_judge"].explanation  # type: ignore[index]
+        else:  # nothing readable: counted as unparsed, never judged, scored 0
+            assert flags == (1.0, 0.0) and value["reply"] == 0.0  # type: ignore[index]
+            assert sample.metadata["parse_problems"]

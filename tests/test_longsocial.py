@@ -3,19 +3,45 @@
 from __future__ import annotations
 
 import json
+import math
+import random
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, get_model, modelapi
-from socialbench.workflows.answers import extract_letter
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelAPI,
+    ModelOutput,
+    TopLogprob,
+    get_model,
+    modelapi,
+)
+from inspect_ai.scorer import SampleScore, Score
+from rich.console import Console
 
 from socialbench.benchmarks.longsocial.items import Item, check_items, load_items
+from socialbench.benchmarks.longsocial.report import c_mac_text, group_line, score_rows, summarize
+from socialbench.benchmarks.longsocial.scorer import (
+    accuracy,
+    asked_items,
+    c_mac,
+    capability_accuracy,
+    ci95_low,
+    overlength,
+    unparsed,
+)
 from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack, shuffled
-from socialbench.conversations.sources import InputError
+from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, Full, Question, get_workflow, register
+from socialbench.core.errors import InputError
+from socialbench.shared.answers import extract_letter, letter_from_logprobs
 
 PACK = sample_pack()
 ITEMS = PACK / "items.jsonl"
@@ -167,8 +193,7 @@ def test_full_context_end_to_end_on_mockllm(tmp_path: Path) -> None:
     assert all(s.id == f"{s.metadata['episode_id']}:{s.metadata['item_id']}" for s in samples)  # type: ignore[index]
     episode_order = [s.metadata["episode_id"] for s in samples]  # type: ignore[index]
     assert episode_order == sorted(episode_order, key=episode_order.index)  # grouped by episode
-    first = str(samples[0].input)
-    assert first.index("DISCUSSION ") < first.index("Question: ") < first.index("\nA. ") < first.index("Answer:")
+    assert all(str(s.input) == s.metadata["stem"] for s in samples)  # type: ignore[index]
 
     # right, right in another shape, wrong, and malformed answers, decided per item
     answers, expected = {}, {"correct": 0, "unparsed": 0}
@@ -179,13 +204,16 @@ def test_full_context_end_to_end_on_mockllm(tmp_path: Path) -> None:
         expected["correct"] += n % 4 in (0, 1)
         expected["unparsed"] += n % 4 == 3
     log = run_mock({}, answers, tmp_path)
+    # the prompt was built at solve time by the workflow: episode first, question and options last
+    first = (log.samples or [])[0].messages[0].text
+    assert first.index("DISCUSSION ") < first.index("Question: ") < first.index("\nA. ") < first.index("Answer:")
     metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
     assert metrics["accuracy"] == pytest.approx(expected["correct"] / len(samples))
-    assert metrics["unparsed_rate"] == pytest.approx(expected["unparsed"] / len(samples))
+    assert metrics["unparsed"] == expected["unparsed"] and metrics["asked_items"] == len(samples)
     assert metrics["overlength"] == 0
     assert metrics["ci95_low"] <= metrics["accuracy"] <= metrics["ci95_high"]
     assert {"C1", "C2", "C3", "C4", "C5", "C6", "hn", "reddit_cmv"} <= set(metrics)
-    assert metrics["c_macro"] == pytest.approx(sum(metrics[f"C{i}"] for i in range(1, 7)) / 6)
+    assert metrics["c_mac"] == pytest.approx(sum(metrics[f"C{i}"] for i in range(1, 7)) / 6)
     statuses = [s.scores["choice_letter"].metadata["status"] for s in log.samples]  # type: ignore[index,union-attr]
     assert statuses.count("unparsed") == expected["unparsed"]
 
@@ -208,6 +236,7 @@ def test_overlength_items_are_skipped_or_truncated(tmp_path: Path) -> None:
         info = s.metadata["truncated"]
         assert 1 <= info["kept_posts"] < info["total_posts"]
         assert f"{info['kept_posts']} posts shown of {info['total_posts']}" in s.messages[0].text
+        assert s.scores["choice_letter"].metadata["status"] == "answered"  # type: ignore[index,union-attr]
 
 
 # ---- resume after an interruption --------------------------------------------------------------------------
@@ -258,3 +287,76 @@ def test_eval_set_resumes_without_redoing_or_duplicating(tmp_path: Path) -> None
     ids = [s.id for s in read_eval_log(logs[0].location).samples or []]
     assert len(ids) == len(set(ids)) == total
     assert len(CALLS) == total - len(done_first)  # completed samples were not asked again
+
+
+# ---- metrics, log-probability letters, the printed summary, the workflow registry ---------------------------
+def sample_score(correct: int, capability: str, platform: str = "hn", status: str = "answered") -> SampleScore:
+    meta = {"capability": capability, "platform": platform}
+    return SampleScore(
+        score=Score(value=correct, metadata={**meta, "status": status}),
+        sample_id=f"{capability}-{random.random()}",
+        sample_metadata=meta,
+    )
+
+
+def test_metrics_leave_out_skipped_items_and_report_nan_when_nothing_was_asked() -> None:
+    scores = [
+        sample_score(1, "C1"),
+        sample_score(0, "C1", status="unparsed"),
+        sample_score(1, "C2", "reddit"),
+        sample_score(0, "C3", status="overlength"),
+    ]
+    assert accuracy()(scores) == pytest.approx(2 / 3)
+    assert (asked_items()(scores), unparsed()(scores), overlength()(scores)) == (3, 1, 1)
+    per = capability_accuracy(scores)
+    assert per["C1"] == 0.5 and per["C2"] == 1.0 and math.isnan(per["C3"]) and math.isnan(per["C6"])
+    assert math.isnan(c_mac()(scores))  # C3-C6 were not asked: no C-mac over fewer capabilities
+    full = [sample_score(n % 2, f"C{1 + n % 6}") for n in range(12)]
+    assert c_mac()(full) == pytest.approx(statistics.fmean(capability_accuracy(full).values()))
+    skipped = [sample_score(0, "C1", status="overlength")]
+    assert math.isnan(accuracy()(skipped)) and math.isnan(ci95_low()(skipped)) and math.isnan(c_mac()(skipped))
+
+
+def with_logprobs(tokens: list[tuple[str, float]]) -> ModelOutput:
+    top = [TopLogprob(token=t, logprob=lp) for t, lp in tokens]
+    out = ModelOutput.from_content(model="m", content=tokens[0][0])
+    out.choices[0].logprobs = Logprobs(content=[Logprob(token=tokens[0][0], logprob=tokens[0][1], top_logprobs=top)])
+    return out
+
+
+def test_letter_from_logprobs_takes_the_most_probable_letter_in_any_spelling() -> None:
+    assert letter_from_logprobs(with_logprobs([(" The", -0.1), (" C", -1.2), ("B", -2.0), ("(A", -3.0)])) == "C"
+    assert letter_from_logprobs(with_logprobs([("\n", -0.5), ("(b", -0.7), (" D", -0.9)])) == "B"
+    assert letter_from_logprobs(with_logprobs([(" The", -0.1), (" E", -0.2)])) is None
+    assert letter_from_logprobs(ModelOutput.from_content(model="m", content="A")) is None  # no logprobs returned
+
+
+def test_summary_table_counts_and_formats(tmp_path: Path) -> None:
+    samples = list(longsocial().dataset)
+    answers = {s.metadata["stem"]: f"Answer: {s.target}" for s in samples}  # type: ignore[index]
+    log = run_mock({"capabilities": "C1,C2"}, answers, tmp_path)
+    rows = score_rows(log)
+    assert {r["capability"] for r in rows} == {"C1", "C2"} and all(r["correct"] == 1.0 for r in rows)
+    line = group_line(rows)
+    assert line["items"] == line["asked"] == len(rows) and line["accuracy"] == 1.0 and line["ci95"] == [1.0, 1.0]
+    assert c_mac_text(rows).startswith("- (no asked items for C3, C4, C5, C6; the mean over the 2 capabilities")
+    console = Console(width=160, record=True)
+    summarize(log, console)
+    text = console.export_text()
+    assert re.search(r"C1 Local social meaning\s*│\s*6\s*│\s*6\s*│\s*100\.0\s*│\s*\[100\.0, 100\.0\]", text), text
+    assert "C3 " not in text.split("All items")[0]  # capabilities without items get no row
+    assert f"log: {log.location}" in text
+
+
+def test_workflow_registry_names_and_builds_prompts_from_selected_posts() -> None:
+    assert get_workflow("full") is WORKFLOWS["full"]
+    with pytest.raises(ValueError, match="unknown workflow 'nope'; registered: full"):
+        get_workflow("nope")
+    with pytest.raises(ValueError, match="already registered"):
+        register(Full())
+    threads = load_episodes(sample_pack() / "episodes.jsonl")
+    thread = threads["se:stackexchange:3589"]
+    question = Question(stem="Who asked first?", options=["a", "b", "c", "d"], metadata={})
+    nodes = list(thread.traverse("thread"))
+    whole, part = Full().prompt(thread, nodes, question), Full().prompt(thread, nodes[:2], question)
+    assert len(part) < len(whole) and part.endswith("Answer:") and "Who asked first?\nA. a\nB. b" in part

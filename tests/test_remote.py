@@ -18,6 +18,7 @@ from inspect_ai import eval
 
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import bundled_model_path
+from socialbench.models.loading import CPUINFO_ENV
 
 pytestmark = pytest.mark.slow
 
@@ -29,15 +30,21 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A llama.cpp OpenAI-compatible server on 127.0.0.1: (base url, its log file)."""
     port = free_port()
+    folder = tmp_path_factory.mktemp("server")
     # the server logs every request; a file (not an unread pipe, which fills and blocks it) takes the log
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    log = (folder / "server.log").open("w")
+    # run it as on an AMX CPU (this machine's cpuinfo plus the AMX flags): the guard must hold in the server too
+    real = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else "flags\t: avx2\n"
+    cpuinfo = folder / "cpuinfo"
+    cpuinfo.write_text("\n".join(x + " amx_tile amx_int8" if x.startswith("flags") else x for x in real.splitlines()))
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "socialbench.models.serve",
             "--model",
             str(bundled_model_path("gemma-3-270m")),
             "--host",
@@ -53,6 +60,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
+        env={**os.environ, CPUINFO_ENV: str(cpuinfo)},
     )
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -66,16 +74,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"llama.cpp server did not start; see {log.name}") from None
                 time.sleep(0.5)
-        yield url
+        log.flush()
+        assert (
+            "socialbench: AMX path possible (CPU flags amx_int8, amx_tile): extra buffer types off"
+            in Path(log.name).read_text()
+        )
+        yield url, Path(log.name)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
 
 
-def test_openai_compatible_server(server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LLAMACPP_BASE_URL", server)
-    monkeypatch.setenv("LLAMACPP_API_KEY", "not-needed")
+def test_openai_compatible_server(server: tuple[str, Path], tmp_path: Path) -> None:
+    url, server_log = server
     rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
     small = [r for r in rows if r["episode_id"] == "se:stackexchange:3589"][:2]
     hn = [r for r in rows if r["episode_id"] == "hn:18475438"][:1]
@@ -84,6 +96,8 @@ def test_openai_compatible_server(server: str, tmp_path: Path, monkeypatch: pyte
     (log,) = eval(
         longsocial(items=str(items), max_context=8192, max_tokens=8),
         model="openai-api/llamacpp/gemma-3-270m",
+        model_base_url=url,
+        model_args={"api_key": "not-needed"},
         log_dir=str(tmp_path),
         display="none",
     )
@@ -97,4 +111,7 @@ def test_openai_compatible_server(server: str, tmp_path: Path, monkeypatch: pyte
         sample = samples[sid]
         assert sample.output.usage is not None and sample.output.usage.input_tokens > 3000
         assert sample.output.model and statuses[sid] in {"answered", "unparsed"}
-    assert os.environ["LLAMACPP_BASE_URL"] == server
+        # the server answered these (its completion is what the scorer read), the over-length one never reached it
+        assert sample.output.completion == sample.scores["choice_letter"].explanation  # type: ignore[index]
+    requests = server_log.read_text().count("POST /v1/chat/completions")
+    assert requests == 2

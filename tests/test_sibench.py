@@ -340,3 +340,34 @@ def test_reply_cot_similarity_with_the_offline_model(tmp_path: Any) -> None:
     rows = reply_cot_similarity([log.location])
     assert [r["component"] for r in rows] == sorted(COMPONENT_KEYS)
     assert all(r["n"] == 3 and -1.0 <= r["similarity"] <= 1.0 for r in rows)
+
+
+def test_without_a_grader_role_the_model_under_test_judges_with_one_warning(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the model writes a readable direct reply, then (as its own judge) a valid verdict
+    answers = [
+        json.dumps({"Response": "好呀"}, ensure_ascii=False),
+        json.dumps({"reply": {"score": 5, "rationale": "x"}}),
+    ]
+    with caplog.at_level("WARNING"):
+        (log,) = eval(
+            sibench(mode="direct"), model=model_answers(answers), limit=2, log_dir=str(tmp_path), display="none"
+        )
+    assert log.status == "success", log.error
+    assert [s.value["reply"] for s in scores(log)] == [5.0, 5.0]
+    warnings = [r for r in caplog.records if "no grader model role given" in r.getMessage()]
+    assert len(warnings) == 1  # resolved once per task, not once per sample
+
+
+def test_a_misconfigured_grader_fails_the_run_instead_of_being_replaced(tmp_path: Any) -> None:
+    answers = [json.dumps({"Response": "好呀"}, ensure_ascii=False)]
+    with pytest.raises(ValueError, match="Model API nosuchprovider of model 'nosuchprovider/judge' not recognized"):
+        eval(
+            sibench(mode="direct"),
+            model=model_answers(answers),
+            model_roles={"grader": "nosuchprovider/judge"},
+            limit=1,
+            log_dir=str(tmp_path),
+            display="none",
+        )

@@ -19,6 +19,7 @@ any token is decoded (the crash happens in the first matmul, not at load).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
     from llama_cpp import Llama
 
 _LOCK = threading.Lock()
-CPUINFO = Path("/proc/cpuinfo")
+CPUINFO_ENV = "SOCIALBENCH_CPUINFO"
+"""Read CPU flags from this file instead of /proc/cpuinfo: shows what the guard does on another CPU."""
 
 
-def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
+def cpu_flags(cpuinfo: str | Path | None = None) -> frozenset[str]:
     """The CPU feature flags the kernel reports (empty where there is no /proc/cpuinfo)."""
+    cpuinfo = Path(cpuinfo or os.environ.get(CPUINFO_ENV) or "/proc/cpuinfo")
     try:
         text = cpuinfo.read_text(errors="replace")
     except OSError:

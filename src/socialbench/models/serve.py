@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
+import sys
+
 from .loading import amx_safe_loading
 
 
 def main() -> None:
     from llama_cpp.server.__main__ import main as server_main
 
-    with amx_safe_loading():
+    with amx_safe_loading() as policy:
+        print(f"socialbench: {policy.reason}", file=sys.stderr, flush=True)
         server_main()  # type: ignore[no-untyped-call]
 
 

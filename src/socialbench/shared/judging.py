@@ -38,11 +38,11 @@ def first_json_object(text: str) -> Any:
     return obj
 
 
-def _role_unbound(exc: Exception) -> bool:
-    # inspect raises ValueError("Model role 'grader' ... not ...") when get_model(role=..., required=True) finds
-    # no binding; anything else (bad provider, missing credentials) is a real configuration error.
-    text = str(exc).lower()
-    return isinstance(exc, ValueError) and "role" in text and "grader" in text
+def _role_unbound(exc: Exception, role: str) -> bool:
+    # inspect raises PrerequisiteError("Model role 'grader' is required and was not specified.") when
+    # get_model(role=..., required=True) finds no binding (matched by its text: the class is not public API);
+    # anything else (a bad provider, missing credentials) is a real configuration error and is raised.
+    return f"model role '{role}' is required and was not specified" in str(exc).lower()
 
 
 class Preference(Protocol):
@@ -87,8 +87,8 @@ class Judge:
         if self._model is None:
             try:
                 self._model = get_model(role=self.role, required=True)
-            except ValueError as exc:
-                if not _role_unbound(exc):
+            except Exception as exc:
+                if not _role_unbound(exc, self.role):
                     raise
                 logger.warning(
                     "no %s model role given: the model under test judges its own outputs "
