@@ -52,7 +52,7 @@ def main() -> None:
 
     def run(sequence: list[tuple[bool, str]]) -> tuple[int, float]:
         """Prefill tokens and wall time spent on the target episode's calls (flag True) of a sequence."""
-        api.llm.reset()
+        api.llm.reset()  # type: ignore[no-untyped-call]
         tokens_spent, seconds = 0, 0.0
         for is_target, prompt in sequence:
             before, start = api.prefill_tokens, time.perf_counter()

@@ -15,7 +15,7 @@ import pytest
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
 from socialbench.models.llama_cpp import EmbeddedLlama
-from socialbench.models.loading import CPUINFO_ENV, build_features, cpu_flags, load_policy
+from socialbench.models.loading import CPUINFO_ENV, build_features, cpu_flags, load_llama, load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 AVX2 = frozenset({"sse4_2", "avx", "avx2", "fma", "f16c"})
@@ -107,3 +107,9 @@ def test_no_code_constructs_llama_outside_the_loader() -> None:
                 if isinstance(node, ast.Constant) and node.value == "llama_cpp.server":
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: llama_cpp.server started directly")
     assert offenders == [], "load llama.cpp models with socialbench.models.loading.load_llama:\n" + "\n".join(offenders)
+
+
+def test_a_misspelt_model_argument_is_an_error_not_ignored() -> None:
+    # llama_cpp.Llama(**kwargs) would silently drop it
+    with pytest.raises(ValueError, match=r"unknown llama.cpp model argument\(s\) n_ctxx; valid: .*n_ctx"):
+        load_llama("/nonexistent.gguf", n_ctxx=5)

@@ -110,8 +110,15 @@ def load_llama(model_path: str | Path, policy: LoadPolicy | None = None, **kwarg
     """``llama_cpp.Llama(model_path, **kwargs)`` loaded by the AMX-safe policy (default: `load_policy()`).
     Every llama.cpp model that socialbench loads goes through here (a test checks that no other code
     constructs ``Llama``)."""
+    import inspect
+
     from llama_cpp import Llama
 
+    # Llama() swallows unknown keywords (**kwargs): a misspelt -M argument would be ignored without a word
+    known = {p for p in inspect.signature(Llama.__init__).parameters if p not in ("self", "kwargs")}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ValueError(f"unknown llama.cpp model argument(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
     policy = policy or load_policy()
     with _default_params(policy.use_extra_bufts):
         llm = Llama(model_path=str(model_path), **kwargs)
