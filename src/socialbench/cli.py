@@ -223,6 +223,15 @@ def list_cmd() -> None:
             for p in options:
                 table.add_row(p.name, p.type_text, repr(p.default), p.doc)
             out.print(table)
+        for name, analysis in bench.analyses.items():
+            title = f"socialbench analyze {bench.name} {name} -A KEY=VALUE: {summary_line(analysis)}"
+            table = Table(title=title, title_justify="left")
+            for col in ("-A option", "type", "default", "meaning"):
+                table.add_column(col)
+            for p in parameters(analysis):
+                if p.name not in ("console", "as_json"):
+                    table.add_row(p.name, p.type_text, repr(p.default), p.doc)
+            out.print(table)
         for title, entries in (bench.catalogs() if bench.catalogs else {}).items():
             table = Table(title=title, title_justify="left")
             table.add_column("name")
@@ -246,6 +255,11 @@ def list_cmd() -> None:
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument, e.g. -M n_ctx=32768.")
 @click.option("--limit", type=int, help="Evaluate at most this many samples.")
 @click.option("--log-dir", default="logs", help="Where inspect writes its .eval logs.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Run as an inspect eval set in --log-dir: an interrupted run or grid continues where it stopped.",
+)
 @click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
 @click.option(
     "--display",
@@ -264,29 +278,42 @@ def run(
     log_dir: str,
     max_connections: int | None,
     display: str,
+    resume: bool,
 ) -> None:
-    """Run benchmark BENCH on a model and print its summary (like `inspect eval`, with -T task arguments)."""
+    """Run benchmark BENCH on a model and print its summary (like `inspect eval`, with -T task arguments).
+
+    A -T key given several times, or several comma-separated --model values, make a grid: every combination
+    runs (one log each) and the benchmark's report compares them."""
     from inspect_ai import eval as inspect_eval
+    from inspect_ai import eval_set
 
     from . import _registry  # noqa: F401  (registers the tasks, the embedded model and seeds tiktoken)
     from .benchmarks import get_benchmark
-    from .shared.benchmark import parse_arguments
+    from .shared.benchmark import grid_arguments
 
     bench = get_benchmark(benchmark)
     fn = bench.task(task_name)
-    task = fn(**parse_arguments(fn, task_args))
-    logs = inspect_eval(
-        task,
-        model=model,
-        model_args=_model_args(model_args),
-        model_roles=_roles(model_roles),
-        limit=limit,
-        log_dir=log_dir,
-        max_connections=max_connections,
-        display=("rich" if err.is_terminal else "plain") if display == "auto" else display,  # type: ignore[arg-type]
-    )
-    bench.summarize(logs[0], out)
-    if logs[0].status != "success":
+    tasks = [fn(**args) for args in grid_arguments(fn, task_args)]
+    models = [m.strip() for m in model.split(",") if m.strip()]
+    options: dict[str, Any] = {
+        "model": models,
+        "model_args": _model_args(model_args),
+        "model_roles": _roles(model_roles),
+        "limit": limit,
+        "log_dir": log_dir,
+        "max_connections": max_connections,
+        "display": ("rich" if err.is_terminal else "plain") if display == "auto" else display,
+    }
+    if resume:
+        _, logs = eval_set(tasks, **options)
+    else:
+        logs = inspect_eval(tasks, **options)
+    if len(logs) == 1:
+        bench.summarize(logs[0], out)
+    else:
+        bench.report([log.location for log in logs], out)
+        out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
+    if any(log.status != "success" for log in logs):
         sys.exit(1)
 
 
@@ -306,6 +333,30 @@ def report(benchmark: str, logs: tuple[str, ...], as_json: bool, report_args: tu
         if fixed in options:
             raise ValueError(f"-R {fixed}: set by the command itself")
     bench.report(log_paths(logs), out, as_json=as_json, **options)
+
+
+@main.command()
+@click.argument("benchmark", metavar="BENCH")
+@click.argument("analysis")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
+@click.option(
+    "-A", "analysis_args", multiple=True, metavar="KEY=VALUE", help="Analysis option (see `socialbench list`)."
+)
+def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[str, ...]) -> None:
+    """An analysis of BENCH that needs no model or logs (e.g. `socialbench analyze longsocial recall`)."""
+    from .benchmarks import get_benchmark
+    from .shared.benchmark import parse_arguments
+
+    bench = get_benchmark(benchmark)
+    if analysis not in bench.analyses:
+        known = ", ".join(bench.analyses) or "(none)"
+        raise ValueError(f"benchmark {bench.name!r} has no analysis {analysis!r}; analyses: {known}")
+    fn = bench.analyses[analysis]
+    options = parse_arguments(fn, analysis_args, flag="-A")
+    for fixed in ("console", "as_json"):
+        if fixed in options:
+            raise ValueError(f"-A {fixed}: set by the command itself")
+    fn(out, as_json=as_json, **options)
 
 
 if __name__ == "__main__":  # pragma: no cover

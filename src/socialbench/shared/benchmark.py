@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,8 @@ class Benchmark:
     report: Report
     catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
     """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
+    analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    """Analyses that need no logs (``socialbench analyze NAME ANALYSIS``): ``fn(console, as_json=False, **options)``."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:
@@ -124,6 +126,18 @@ def parse_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-
             raise ValueError(f"{flag} {key}: unknown argument of {task_name(fn)}; valid: {valid}")
         out[key] = _coerce(params[key], value, flag)
     return out
+
+
+def grid_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T") -> list[dict[str, Any]]:
+    """Like `parse_arguments`, but a key given several times makes a grid: one argument set per combination
+    (in the order given, the first key varying slowest)."""
+    values: dict[str, list[str]] = {}
+    for pair in pairs:
+        values.setdefault(pair.partition("=")[0].strip().replace("-", "_"), []).append(pair)
+    combos: list[list[str]] = [[]]
+    for key_pairs in values.values():
+        combos = [[*combo, pair] for combo in combos for pair in key_pairs]
+    return [parse_arguments(fn, combo, flag) for combo in combos]
 
 
 def log_paths(args: Sequence[str | Path]) -> list[str]:

@@ -1,6 +1,7 @@
 """LongSocialBench: 4-option items over complete discussion threads (Liu et al., 2026)."""
 
 from ...shared.benchmark import Benchmark
+from .recall import recall
 from .report import report, summarize
 from .task import longsocial
 from .workflows import WORKFLOWS
@@ -23,6 +24,7 @@ BENCHMARK = Benchmark(
     summarize=summarize,
     report=report,
     catalogs=catalogs,
+    analyses={"recall": recall},
 )
 
 __all__ = ["BENCHMARK", "longsocial"]

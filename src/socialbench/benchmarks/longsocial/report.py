@@ -1,34 +1,51 @@
-"""LongSocialBench's terminal summary of a run and its report over logs."""
+"""LongSocialBench's terminal summary of a run and its report over many runs (the paper's grid and analyses).
+
+The report reads inspect logs only: setting x model cells with item accuracy, bootstrap 95% CI and the change
+against Full (Table 14 / Fig. 4), setting families (Table 14), reasoning lifts paired on items (Table 17), per
+capability (Table 3 / Fig. 5) and per platform (Fig. 6), episode length vs accuracy with Spearman's rho (Fig. 9),
+and open-answer vs multiple choice (Table 4). A cell with no asked item is "-", never 0.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from inspect_ai.log import EvalLog, read_eval_log
 from rich.console import Console
 from rich.table import Table
+from scipy.stats import spearmanr
 
+from ...conversations.render import render_thread
+from ...conversations.tokens import count_tokens
 from ...shared.statistics import bootstrap_ci
 from .items import CAPABILITIES
 from .scorer import OVERLENGTH, UNPARSED
+from .workflows import WORKFLOWS
+
+PAPER_PLATFORMS = {"hn": "Hacker News", "stackexchange": "Stack Exchange", "reddit_cmv": "r/ChangeMyView"}
 
 
 def score_rows(log: EvalLog) -> list[dict[str, Any]]:
-    """One row per scored item: capability, platform, status, correct."""
+    """One row per scored item: capability, platform, episode, status, correct."""
     rows = []
     for sample in log.samples or []:
-        score = (sample.scores or {}).get("choice_letter")
+        scores = sample.scores or {}
+        score = scores.get("choice_letter") or scores.get("open_answer_judge")
         if score is None:
             continue
         meta = score.metadata or {}
         rows.append(
             {
-                "item": sample.id,
+                "item": str(sample.id),
                 "capability": meta.get("capability"),
                 "platform": meta.get("platform"),
+                "episode": meta.get("episode_id"),
                 "status": meta.get("status"),
                 "correct": float(score.as_float()),
             }
@@ -70,6 +87,10 @@ def _pct(value: float | None) -> str:
     return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
 
 
+def _ci(line: dict[str, Any]) -> str:
+    return "-" if line["ci95"] is None else f"[{_pct(line['ci95'][0])}, {_pct(line['ci95'][1])}]"
+
+
 def summary_table(log: EvalLog) -> tuple[Table, list[dict[str, Any]]]:
     rows = score_rows(log)
     workflow = log.eval.task_args.get("workflow", "full")
@@ -79,13 +100,12 @@ def summary_table(log: EvalLog) -> tuple[Table, list[dict[str, Any]]]:
 
     def add(label: str, subset: list[dict[str, Any]]) -> None:
         line = group_line(subset)
-        ci = "-" if line["ci95"] is None else f"[{_pct(line['ci95'][0])}, {_pct(line['ci95'][1])}]"
         table.add_row(
             label,
             str(line["items"]),
             str(line["asked"]),
             _pct(line["accuracy"]),
-            ci,
+            _ci(line),
             str(line["unparsed"]),
             str(line["overlength"]),
         )
@@ -113,26 +133,271 @@ def summarize(log: EvalLog, console: Console) -> None:
     console.print(f"log: {log.location}  (open with `inspect view --log-dir {log.location.rsplit('/', 1)[0]}`)")
 
 
-def report(logs: list[str], console: Console, as_json: bool = False) -> None:
-    """Per log (model x workflow): the summary table; with ``--json``, the numbers as one JSON object."""
-    results = []
+# ---- many runs ---------------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    path: str
+    model: str
+    workflow: str
+    family: str
+    diagnostic: bool
+    episodes: str | None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    created: str = ""
+
+    @property
+    def line(self) -> dict[str, Any]:
+        return group_line(self.rows)
+
+
+def load_runs(logs: list[str]) -> list[Run]:
+    runs = []
     for path in logs:
         log = read_eval_log(path)
-        if log.eval.task_registry_name and not log.eval.task_registry_name.endswith("longsocial"):
+        if (log.eval.task_registry_name or log.eval.task).split("/")[-1] != "longsocial":
             continue
-        if as_json:
-            rows = score_rows(log)
-            results.append(
-                {
-                    "log": path,
-                    "model": log.eval.model,
-                    "workflow": log.eval.task_args.get("workflow", "full"),
-                    "all": group_line(rows),
-                    "capabilities": {c: group_line([r for r in rows if r["capability"] == c]) for c in CAPABILITIES},
-                    "c_mac": c_mac_text(rows),
-                }
+        workflow = str(log.eval.task_args.get("workflow", "full"))
+        flow = WORKFLOWS.get(workflow)
+        meta = log.eval.metadata or {}
+        runs.append(
+            Run(
+                path=path,
+                model=log.eval.model,
+                workflow=workflow,
+                family=str(meta.get("workflow_family") or (flow.family if flow else "?")),
+                diagnostic=bool(meta.get("diagnostic", flow.diagnostic if flow else False)),
+                episodes=meta.get("episodes"),
+                rows=score_rows(log),
+                created=log.eval.created,
             )
+        )
+    order = {name: n for n, name in enumerate(WORKFLOWS)}
+    return sorted(runs, key=lambda r: (r.diagnostic, order.get(r.workflow, len(order)), r.model))
+
+
+def _paired(a: Run, b: Run) -> dict[str, Any]:
+    """Mean of per-item differences a - b over items asked in both, with a bootstrap 95% CI."""
+    left = {r["item"]: r["correct"] for r in a.rows if r["status"] != OVERLENGTH}
+    right = {r["item"]: r["correct"] for r in b.rows if r["status"] != OVERLENGTH}
+    diffs = [left[i] - right[i] for i in left.keys() & right.keys()]
+    if not diffs:
+        return {"n": 0, "delta": None, "ci95": None}
+    low, high = bootstrap_ci(diffs)
+    return {"n": len(diffs), "delta": statistics.fmean(diffs), "ci95": [low, high]}
+
+
+def grid(runs: list[Run]) -> list[dict[str, Any]]:
+    """Table 14 / Fig. 4 cells: one per (setting, model), with the paired change against Full."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    cells = []
+    for run in runs:
+        line = run.line
+        delta = _paired(run, full[run.model]) if run.model in full and run.workflow != "full" else None
+        cells.append(
+            {
+                "workflow": run.workflow,
+                "family": run.family,
+                "diagnostic": run.diagnostic,
+                "model": run.model,
+                **line,
+                "delta_vs_full": delta,
+                "log": run.path,
+            }
+        )
+    return cells
+
+
+def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 14: per setting family, the mean of its cells' accuracies with a cell-level bootstrap 95% CI."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for cell in cells:
+        if cell["accuracy"] is not None:
+            groups[cell["family"]].append(cell)
+    full = [c["accuracy"] for c in groups.get("Full-context", [])]
+    out = []
+    for family, members in groups.items():
+        values = [c["accuracy"] for c in members]
+        low, high = bootstrap_ci(values)
+        mean = statistics.fmean(values)
+        out.append(
+            {
+                "family": family,
+                "diagnostic": members[0]["diagnostic"],
+                "cells": len(values),
+                "mean": mean,
+                "ci95": [low, high],
+                "delta_vs_full": mean - statistics.fmean(full) if full and family != "Full-context" else None,
+            }
+        )
+    return out
+
+
+def reasoning_lifts(runs: list[Run]) -> list[dict[str, Any]]:
+    """Table 17: each reasoning prompt minus Full for the same model, paired on items."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    return [
+        {"model": r.model, "workflow": r.workflow, **_paired(r, full[r.model])}
+        for r in runs
+        if r.family == "Chain-of-thought" and r.model in full
+    ]
+
+
+def by_group(runs: list[Run], key: str) -> list[dict[str, Any]]:
+    """Per run, accuracy per capability (``key="capability"``) or per platform (``"platform"``)."""
+    out = []
+    for run in runs:
+        if key == "capability":
+            groups = {cap: [r for r in run.rows if r["capability"] == cap] for cap in CAPABILITIES}
         else:
-            summarize(log, console)
+            names = sorted({str(r["platform"]) for r in run.rows})
+            groups = {PAPER_PLATFORMS.get(p, f"{p} (not a paper platform)"): [] for p in names}
+            for r in run.rows:
+                groups[PAPER_PLATFORMS.get(str(r["platform"]), f"{r['platform']} (not a paper platform)")].append(r)
+        out.append({"model": run.model, "workflow": run.workflow, **{g: group_line(rs) for g, rs in groups.items()}})
+    return out
+
+
+@cache
+def _episode_tokens(path: str) -> dict[str, int]:
+    from .task import load_episodes
+
+    return {eid: count_tokens(render_thread(thread)) for eid, thread in load_episodes(path).items()}
+
+
+def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
+    """Fig. 9: per run, Spearman's rho between an episode's length (cl100k tokens of its rendering) and the
+    accuracy of its asked items, over episodes."""
+    out = []
+    for run in runs:
+        if not run.episodes:
+            continue
+        try:
+            lengths = _episode_tokens(run.episodes)
+        except (OSError, ValueError):  # the episodes file is not where the run found it
+            continue
+        per: dict[str, list[float]] = defaultdict(list)
+        for r in run.rows:
+            if r["status"] != OVERLENGTH and r["episode"] in lengths:
+                per[r["episode"]].append(r["correct"])
+        xs = [lengths[e] for e in per]
+        ys = [statistics.fmean(v) for v in per.values()]
+        rho, p = spearmanr(xs, ys) if len(per) >= 3 and len(set(ys)) > 1 else (float("nan"), float("nan"))
+        out.append(
+            {
+                "model": run.model,
+                "workflow": run.workflow,
+                "episodes": len(per),
+                "rho": None if math.isnan(rho) else float(rho),
+                "p": None if math.isnan(p) else float(p),
+            }
+        )
+    return out
+
+
+def open_vs_choice(runs: list[Run]) -> dict[str, Any]:
+    """Table 4: open-answer accuracy against multiple choice (Full) per model, and the rank correlation of the
+    two across models (needs three or more models)."""
+    full = {r.model: r.line["accuracy"] for r in runs if r.workflow == "full"}
+    opened = {r.model: r.line["accuracy"] for r in runs if r.workflow == "open-answer"}
+    models = [m for m in opened if full.get(m) is not None and opened[m] is not None]
+    rows = [{"model": m, "full": full[m], "open": opened[m], "drop": full[m] - opened[m]} for m in models]
+    rho = None
+    if len(models) >= 3:
+        value = spearmanr([full[m] for m in models], [opened[m] for m in models])[0]
+        rho = None if math.isnan(value) else float(value)
+    return {"models": rows, "spearman_rho": rho}
+
+
+def analyses(logs: list[str]) -> dict[str, Any]:
+    runs = load_runs(logs)
+    cells = grid(runs)
+    return {
+        "runs": [{"model": r.model, "workflow": r.workflow, "log": r.path, "created": r.created} for r in runs],
+        "grid": cells,
+        "families": families(cells),
+        "reasoning_lifts": reasoning_lifts(runs),
+        "by_capability": by_group(runs, "capability"),
+        "by_platform": by_group(runs, "platform"),
+        "length_vs_accuracy": length_vs_accuracy(runs),
+        "open_vs_choice": open_vs_choice(runs),
+    }
+
+
+def _delta(d: dict[str, Any] | None) -> str:
+    if not d or d["delta"] is None:
+        return "-"
+    return f"{100 * d['delta']:+.1f} [{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}]"
+
+
+def report(logs: list[str], console: Console, as_json: bool = False) -> None:
+    """The grid of settings x models (Table 14 / Fig. 4) with CIs and the paired change against Full, setting
+    families, reasoning lifts (Table 17), per capability and per paper platform, and episode length vs accuracy
+    (Fig. 9), from any number of LongSocialBench logs."""
+    data = analyses(logs)
     if as_json:
-        console.file.write(json.dumps({"runs": results}, ensure_ascii=False) + "\n")
+        console.file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        return
+    models = sorted({c["model"] for c in data["grid"]})
+    table = Table(title="LongSocialBench grid: accuracy % [95% CI] (asked items); change vs Full, paired on items")
+    table.add_column("Setting")
+    for model in models:
+        table.add_column(model, justify="right")
+    diagnostic_started = False
+    for workflow in dict.fromkeys(c["workflow"] for c in data["grid"]):
+        cells = {c["model"]: c for c in data["grid"] if c["workflow"] == workflow}
+        first = next(iter(cells.values()))
+        if first["diagnostic"] and not diagnostic_started:
+            table.add_section()
+            diagnostic_started = True
+        row = [workflow + (" (diagnostic)" if first["diagnostic"] else "")]
+        for model in models:
+            cell = cells.get(model)
+            if cell is None:
+                row.append("")
+                continue
+            text = f"{_pct(cell['accuracy'])} {_ci(cell)} (n={cell['asked']})"
+            if cell["delta_vs_full"]:
+                text += f"\nΔ {_delta(cell['delta_vs_full'])}"
+            row.append(text)
+        table.add_row(*row)
+    console.print(table)
+    fam = Table(title="Setting families (Table 14): mean of cell accuracies, cell-level bootstrap 95% CI")
+    for col in ("Family", "Cells", "Mean %", "95% CI", "Δ Full"):
+        fam.add_column(col, justify="left" if col == "Family" else "right")
+    for f in data["families"]:
+        delta = "-" if f["delta_vs_full"] is None else f"{100 * f['delta_vs_full']:+.1f}"
+        name = f["family"] + (" (diagnostic)" if f["diagnostic"] else "")
+        fam.add_row(name, str(f["cells"]), _pct(f["mean"]), f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]", delta)
+    console.print(fam)
+    if data["reasoning_lifts"]:
+        lifts = Table(title="Reasoning lifts over Full (Table 17), paired on items")
+        for col in ("Model", "Setting", "Items", "Δ accuracy (pts) [95% CI]"):
+            lifts.add_column(col)
+        for lift in data["reasoning_lifts"]:
+            lifts.add_row(lift["model"], lift["workflow"], str(lift["n"]), _delta(lift))
+        console.print(lifts)
+    caps = Table(title="Per capability (Table 3 / Fig. 5): accuracy % (asked)")
+    caps.add_column("Run")
+    for cap in CAPABILITIES:
+        caps.add_column(cap, justify="right")
+    for entry in data["by_capability"]:
+        caps.add_row(
+            f"{entry['model']} / {entry['workflow']}",
+            *(f"{_pct(entry[c]['accuracy'])} ({entry[c]['asked']})" for c in CAPABILITIES),
+        )
+    console.print(caps)
+    lengths = Table(title="Episode length vs accuracy (Fig. 9): Spearman's rho over episodes")
+    for col in ("Run", "Episodes", "rho", "p"):
+        lengths.add_column(col, justify="left" if col == "Run" else "right")
+    for entry in data["length_vs_accuracy"]:
+        rho = "-" if entry["rho"] is None else f"{entry['rho']:+.2f}"
+        p = "-" if entry["p"] is None else f"{entry['p']:.3f}"
+        lengths.add_row(f"{entry['model']} / {entry['workflow']}", str(entry["episodes"]), rho, p)
+    console.print(lengths)
+    if data["open_vs_choice"]["models"]:
+        ovc = data["open_vs_choice"]
+        console.print(
+            "Open answer vs multiple choice (Table 4): "
+            + "; ".join(f"{r['model']}: Full {_pct(r['full'])} vs open {_pct(r['open'])}" for r in ovc["models"])
+            + (f"; Spearman rho across models {ovc['spearman_rho']:+.2f}" if ovc["spearman_rho"] is not None else "")
+        )

@@ -12,12 +12,14 @@ import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState
+from pydantic import BaseModel
 
 from ...shared.answers import extract_letter, letter_from_logprobs
+from ...shared.judging import Judge
 from ...shared.statistics import bootstrap_ci
-from .items import CAPABILITIES
+from .items import CAPABILITIES, LETTERS
 
-ANSWERED, UNPARSED, OVERLENGTH = "answered", "unparsed", "overlength"
+ANSWERED, UNPARSED, UNJUDGED, OVERLENGTH = "answered", "unparsed", "unjudged", "overlength"
 ANSWER_MODE = "answer_mode"
 NAN = float("nan")
 
@@ -115,33 +117,41 @@ def overlength() -> Metric:
     return compute
 
 
-@scorer(
-    metrics=[
-        accuracy(),
-        ci95_low(),
-        ci95_high(),
-        c_mac(),
-        grouped(accuracy(), "capability", all=False),
-        grouped(accuracy(), "platform", all=False),
-        asked_items(),
-        unparsed(),
-        overlength(),
-    ]
-)
+METRICS = [
+    accuracy(),
+    ci95_low(),
+    ci95_high(),
+    c_mac(),
+    grouped(accuracy(), "capability", all=False),
+    grouped(accuracy(), "platform", all=False),
+    asked_items(),
+    unparsed(),
+    overlength(),
+]
+
+
+def _meta(state: TaskState) -> dict[str, object]:
+    return {k: state.metadata.get(k) for k in ("capability", "platform", "episode_id", "item_id")}
+
+
+def _skipped(state: TaskState) -> Score:
+    return Score(
+        value=0,
+        answer=None,
+        explanation="skipped: prompt exceeds the model's context",
+        metadata={**_meta(state), "status": OVERLENGTH},
+    )
+
+
+@scorer(metrics=METRICS)
 def choice_letter() -> Scorer:
     """Correct when the model's letter (from log-probabilities in ``logprobs`` mode, else from its text) is
     the gold letter. Unparseable answers are scored wrong and counted; skipped over-length items are counted
     and left out of accuracy."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        meta = {k: state.metadata.get(k) for k in ("capability", "platform", "episode_id", "item_id")}
         if state.metadata.get(OVERLENGTH):
-            return Score(
-                value=0,
-                answer=None,
-                explanation="skipped: prompt exceeds the model's context",
-                metadata={**meta, "status": OVERLENGTH},
-            )
+            return _skipped(state)
         if state.metadata.get(ANSWER_MODE) == "logprobs":
             letter = letter_from_logprobs(state.output)
         else:
@@ -151,7 +161,62 @@ def choice_letter() -> Scorer:
             value=1 if letter == target.text else 0,
             answer=letter,
             explanation=state.output.completion[:500],
-            metadata={**meta, "status": status},
+            metadata={**_meta(state), "status": status},
+        )
+
+    return score
+
+
+class OpenVerdict(BaseModel):
+    correct: bool
+    rationale: str = ""
+
+
+def open_answer_prompt(stem: str, gold: str, answer: str) -> str:
+    return "\n\n".join(
+        [
+            "A reader answered a question about an online discussion in free text. Decide whether the reader's "
+            "answer means the same as the reference answer (the correct option of the multiple-choice version). "
+            "Paraphrases count as correct; answers that are vaguer, partly wrong or that hedge between options do not.",
+            f"Question: {stem}",
+            f"Reference answer: {gold}",
+            f"Reader's answer: {answer}",
+            'Answer with one JSON object: {"correct": true|false, "rationale": "..."}',
+        ]
+    )
+
+
+@scorer(metrics=METRICS)
+def open_answer_judge(retries: int = 2) -> Scorer:
+    """The open-answer diagnostic: the grader (model role ``grader``) judges the free-text answer against the gold
+    option. An empty answer is ``unparsed``; a judge that never gives a valid verdict leaves it ``unjudged``;
+    both count as wrong and are counted."""
+    judge = Judge(retries=retries)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        if state.metadata.get(OVERLENGTH):
+            return _skipped(state)
+        answer = state.output.completion.strip()
+        if not answer:
+            return Score(
+                value=0, answer=None, explanation="empty answer", metadata={**_meta(state), "status": UNPARSED}
+            )
+        gold = state.metadata["options"][LETTERS.index(target.text)]
+        verdict, problems = await judge.ask(
+            open_answer_prompt(state.metadata["stem"], gold, answer), OpenVerdict.model_validate
+        )
+        if verdict is None:
+            return Score(
+                value=0,
+                answer=answer[:500],
+                explanation="judge gave no valid verdict",
+                metadata={**_meta(state), "status": UNJUDGED, "judge_problems": problems},
+            )
+        return Score(
+            value=int(verdict.correct),
+            answer=answer[:500],
+            explanation=verdict.rationale,
+            metadata={**_meta(state), "status": ANSWERED, "gold_text": gold},
         )
 
     return score

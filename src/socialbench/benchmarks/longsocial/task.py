@@ -15,18 +15,20 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Node, Thread
 from ...conversations.store import read_episodes
 from ...core.errors import InputError
+from ...shared.embeddings import load_embedder
 from .items import LETTERS, Item, check_items, load_items
-from .scorer import ANSWER_MODE, OVERLENGTH, choice_letter
-from .workflows import Question, Workflow, get_workflow
+from .scorer import ANSWER_MODE, OVERLENGTH, choice_letter, open_answer_judge
+from .workflows import Env, Question, Workflow, get_workflow
 
 AnswerMode = Literal["auto", "generate", "logprobs"]
 Overlength = Literal["skip", "truncate"]
+CONTEXT = "workflow_context"
 SELECTED = "longsocial:selected"
 """Store key: ids of the posts the workflow selected (None = the complete discussion)."""
 
@@ -83,23 +85,37 @@ def question_of(state: TaskState) -> Question:
     return Question(stem=state.metadata["stem"], options=state.metadata["options"], metadata=state.metadata)
 
 
+def context_limit(model: Model, max_context: int | None) -> int | None:
+    """The model's window: the provider's own (embedded) or the task's ``max_context``."""
+    return getattr(model.api, "context_length", None) or max_context
+
+
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
     ids = state.store.get(SELECTED)
     return list(thread.traverse("thread")) if ids is None else [thread.node(i) for i in ids]
 
 
 @solver
-def prepare(workflow: Workflow, episodes: Mapping[str, Thread]) -> Solver:
-    """Build the prompt at solve time: the workflow selects the posts to show and renders the question."""
+def prepare(
+    workflow: Workflow, episodes: Mapping[str, Thread], max_context: int | None = None, embedder: str = "minilm"
+) -> Solver:
+    """Build the prompt at solve time: the workflow selects the posts to show (possibly retrieving or asking the
+    model), may add model-written context, and renders the question. What it chose is recorded."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         thread = episodes[state.metadata["episode_id"]]
         question = question_of(state)
-        nodes = await workflow.select(thread, question, get_model())
-        complete = len(nodes) == len(thread.nodes)
-        state.store.set(SELECTED, None if complete else [n.id for n in nodes])
+        model = get_model()
+        env = Env(model=model, context_limit=context_limit(model, max_context), embedder=embedder)
+        selection = await workflow.select(thread, question, env)
+        context = await workflow.annotate(thread, selection.nodes, question, env)
+        complete = len(selection.nodes) == len(thread.nodes)
+        state.store.set(SELECTED, None if complete else [n.id for n in selection.nodes])
         state.metadata["workflow"] = workflow.name
-        state.messages = [ChatMessageUser(content=workflow.prompt(thread, nodes, question))]
+        state.metadata["shown_posts"] = len(selection.nodes)
+        state.metadata["selection"] = selection.info
+        state.metadata[CONTEXT] = context
+        state.messages = [ChatMessageUser(content=workflow.prompt(thread, selection.nodes, question, context))]
         return state
 
     return solve
@@ -114,19 +130,20 @@ def fit_context(
     reserve: int = 16,
 ) -> Solver:
     """Before calling the model, compare the prompt with the model's context window (the provider's
-    ``context_length`` if it has one, else ``max_context``). Over-length items are skipped and marked
-    (default), or, when asked, truncated by keeping the longest thread-order prefix of the selected posts
-    that fits (the root and earliest discussion first); kept/total post counts go into the sample metadata.
+    ``context_length`` if it has one, else ``max_context``) and the answer budget. Over-length items are skipped
+    and marked (default), or, when asked, truncated by keeping the longest thread-order prefix of the selected
+    posts that fits (the root and earliest discussion first); kept/total post counts go into the sample metadata.
     Works for every workflow: the prompt is re-rendered by the workflow from fewer posts."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
-        limit = getattr(model.api, "context_length", None) or max_context
+        limit = context_limit(model, max_context)
         if not limit:
             return state
+        room = reserve + (workflow.max_tokens if workflow.reasoning else 0)
         prompt_tokens = await model.api.count_text_tokens(state.user_prompt.text)
         state.metadata["prompt_tokens"] = prompt_tokens
-        if prompt_tokens + reserve <= limit:
+        if prompt_tokens + room <= limit:
             return state
         if overlength == "skip":
             state.metadata[OVERLENGTH] = True
@@ -134,13 +151,14 @@ def fit_context(
             return state
         thread = episodes[state.metadata["episode_id"]]
         question = question_of(state)
+        context = state.metadata.get(CONTEXT) or {}
         nodes = _shown(thread, state)
         lo, hi = 1, len(nodes)  # binary search on the number of posts kept
         best = None
         while lo <= hi:
             mid = (lo + hi) // 2
-            text = workflow.prompt(thread, nodes[:mid], question)
-            if await model.api.count_text_tokens(text) + reserve <= limit:
+            text = workflow.prompt(thread, nodes[:mid], question, context)
+            if await model.api.count_text_tokens(text) + room <= limit:
                 best, lo = (mid, text), mid + 1
             else:
                 hi = mid - 1
@@ -173,16 +191,16 @@ def resolve_answer_mode(mode: AnswerMode, workflow: Workflow) -> Literal["genera
 
 
 @solver
-def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int = 32) -> Solver:
-    """Ask for the answer: free generation (letter extracted by the scorer), or one token with the top
-    next-token log-probabilities (for base models such as the embedded default)."""
+def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None = None) -> Solver:
+    """Ask for the answer: the workflow's answer call(s) with free generation (letter extracted by the scorer),
+    or one token with the top next-token log-probabilities (for base models such as the embedded default)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         resolved = resolve_answer_mode(mode, workflow)
         state.metadata[ANSWER_MODE] = resolved
         if resolved == "logprobs":
             return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-        return await generate(state, max_tokens=max_tokens)
+        return await workflow.respond(state, generate, max_tokens or workflow.max_tokens)
 
     return solve
 
@@ -197,7 +215,8 @@ def longsocial(
     capabilities: str | None = None,
     overlength: Overlength = "skip",
     max_context: int | None = None,
-    max_tokens: int = 32,
+    max_tokens: int | None = None,
+    embedder: str = "minilm",
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -212,11 +231,15 @@ def longsocial(
         capabilities: comma-separated subset, e.g. ``C1,C4``.
         overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.
         max_context: context window in tokens for providers that do not report one (e.g. ``8192``).
-        max_tokens: generation budget in ``generate`` mode.
+        max_tokens: generation budget of the answer call in ``generate`` mode (default: the workflow's, 32 for a
+            letter, 1024 for reasoning settings).
+        embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
+            offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.
     """
     flow = get_workflow(workflow)
     if answer_mode == "logprobs" and flow.reasoning:
         raise ValueError(f"workflow {workflow!r} reasons before answering: use answer_mode=generate or auto")
+    embedder_name = load_embedder(embedder).name if "embedder" in flow.needs else None
     items_path = Path(items) if items else sample_pack() / "items.jsonl"
     episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
     threads = load_episodes(episodes_path)
@@ -233,16 +256,21 @@ def longsocial(
             [record_to_sample(i, shuffle_seed) for i in loaded], name="longsocial", location=str(items_path)
         ),
         solver=[
-            prepare(flow, threads),
+            prepare(flow, threads, max_context, embedder),
             fit_context(flow, threads, overlength, max_context),
             answer(flow, answer_mode, max_tokens),
         ],
-        scorer=choice_letter(),
+        scorer=open_answer_judge() if "grader" in flow.needs else choice_letter(),
         config=GenerateConfig(temperature=0.0),
         metadata={
             "benchmark": "longsocial",
             "workflow": workflow,
+            "workflow_title": flow.title,
+            "workflow_family": flow.family,
+            "workflow_params": flow.params,
             "workflow_needs": sorted(flow.needs),
+            "diagnostic": flow.diagnostic,
+            "embedder": embedder_name,
             "answer_mode": answer_mode,
             "seed": seed,
             "items": str(items_path),

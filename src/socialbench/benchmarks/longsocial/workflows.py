@@ -2,28 +2,35 @@
 
 A workflow turns (episode, item) into what the model is asked, at solve time:
 1. `Workflow.select` chooses the posts the model sees (all of them for Full; retrieved ones for retrieval
-   settings; it may call the model, e.g. an LLM-as-retriever), in thread order;
-2. `Workflow.prompt` renders those posts and the question into the prompt text.
+   settings; it may call the model, e.g. an LLM-as-retriever), in thread order, and says what it chose;
+2. `Workflow.annotate` may add model-written context (RAG anchor notes);
+3. `Workflow.prompt` renders the posts, the context and the question into the prompt text;
+4. `Workflow.respond` asks for the answer (one call, or more: Reflect asks again after its answer).
 Because the prompt is a function of the selected posts, the generic `fit_context` solver can shorten any
 workflow's prompt to the model's window (by keeping a thread-order prefix of the selected posts).
 
 A workflow declares what it needs (`needs`): ``reasoning`` (free text before the final letter, so it cannot be
-answered from one token's log-probabilities), ``retriever``, ``model-calls`` (extra calls before answering),
-``gold-scope`` (the item's annotated scope, an oracle setting). Adding a setting = one subclass + `register`.
+answered from one token's log-probabilities), ``retriever``, ``embedder``, ``model-calls`` (extra calls before
+answering), ``gold-scope`` (the item's annotated scope, an oracle), ``grader`` (a judge model). Its `params` are
+recorded in the log. Adding a setting = one subclass + `register`. docs/longsocial.md lists every setting.
 """
 
 from __future__ import annotations
 
-from abc import ABC
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from inspect_ai.model import Model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
+from inspect_ai.solver import Generate, TaskState
 
 from ...conversations.model import Node, Thread
-from ...conversations.render import render_thread
-from .prompts import full_prompt
+from ...conversations.render import render_node, render_thread, short_ids
+from ...shared import retrieval
+from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
+from . import prompts
 
 
 @dataclass(frozen=True)
@@ -32,35 +39,433 @@ class Question:
 
     stem: str
     options: Sequence[str]
-    metadata: dict[str, Any]
+    metadata: Mapping[str, Any]
 
 
-class Workflow(ABC):
-    name: ClassVar[str]
-    title: ClassVar[str]
-    reference: ClassVar[str]
-    """Where the paper defines it."""
-    needs: ClassVar[frozenset[str]] = frozenset()
+@dataclass
+class Env:
+    """What a workflow may use at solve time besides the episode and the question."""
 
-    async def select(self, thread: Thread, question: Question, model: Model) -> list[Node]:
-        """The posts the model sees, in thread order. Default: the complete discussion."""
-        return list(thread.traverse("thread"))
+    model: Model
+    context_limit: int | None = None
+    embedder: str = DEFAULT_EMBEDDER
+    seed: int = 0
 
-    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question) -> str:
-        raise NotImplementedError
+    async def count(self, text: str) -> int:
+        return await self.model.api.count_text_tokens(text)
+
+
+@dataclass
+class Selection:
+    nodes: list[Node]
+    info: dict[str, Any] = field(default_factory=dict)
+    """Recorded in the sample's metadata (e.g. the ids an LLM retriever chose)."""
+
+
+class Workflow:
+    name: str
+    title: str
+    family: str
+    """The paper's setting group (Table 14 rows; "diagnostic" families are reported apart)."""
+    reference: str = "Table 12"
+    needs: frozenset[str] = frozenset()
+    diagnostic: bool = False
+    max_tokens: int = 32
+    """Default generation budget of the answer call."""
+    intro: str = prompts.INTRO_SELECTED
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {}
 
     @property
     def reasoning(self) -> bool:
         return "reasoning" in self.needs
 
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        """The posts the model sees, in thread order. Default: the complete discussion."""
+        return Selection(list(thread.traverse("thread")))
 
+    async def annotate(self, thread: Thread, nodes: Sequence[Node], question: Question, env: Env) -> dict[str, Any]:
+        """Model-written context for the prompt (default: none)."""
+        return {}
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        discussion = render_thread(thread, nodes=list(nodes))
+        return prompts.choice_prompt(self.intro, discussion, question.stem, question.options, context.get("notes", ""))
+
+    async def respond(self, state: TaskState, generate: Generate, max_tokens: int) -> TaskState:
+        return await generate(state, max_tokens=max_tokens)
+
+
+# ---- deployable: full context and reasoning prompts ------------------------------------------------------------
 class Full(Workflow):
     name = "full"
     title = "Full context"
+    family = "Full-context"
     reference = "Table 12, Full"
 
-    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question) -> str:
-        return full_prompt(render_thread(thread, nodes=list(nodes)), question.stem, question.options)
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        return prompts.full_prompt(render_thread(thread, nodes=list(nodes)), question.stem, question.options)
+
+
+class Reasoning(Workflow):
+    family = "Chain-of-thought"
+    needs = frozenset({"reasoning"})
+    max_tokens = 1024
+
+    def __init__(self, name: str, title: str) -> None:
+        self.name = name
+        self.title = title
+        self.reference = f"Table 12, Reasoning prompts ({title}); Table 17"
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        discussion = render_thread(thread, nodes=list(nodes))
+        return prompts.reasoning_prompt(prompts.REASONING[self.name], discussion, question.stem, question.options)
+
+
+class Reflect(Reasoning):
+    needs = frozenset({"reasoning", "model-calls"})
+
+    def __init__(self) -> None:
+        super().__init__("reflect", "Reflect")
+
+    async def respond(self, state: TaskState, generate: Generate, max_tokens: int) -> TaskState:
+        """Answer, then reflect on the answer and possibly revise it: the scorer reads the last final answer."""
+        state = await generate(state, max_tokens=max_tokens)
+        state.metadata["first_answer"] = state.output.completion
+        state.messages.append(ChatMessageUser(content=prompts.REFLECT_FOLLOW_UP))
+        return await generate(state, max_tokens=max_tokens)
+
+
+# ---- deployable: retrieval ---------------------------------------------------------------------------------------
+class Retrieval(Workflow):
+    """Comment-level retrieval with the question stem as the query; top k passed in original thread order."""
+
+    needs = frozenset({"retriever"})
+
+    def __init__(self, retriever: retrieval.Retriever, k: int) -> None:
+        self.retriever = retriever
+        self.k = k
+        label = "BM25" if retriever == "bm25" else "E5"
+        self.name = f"{'bm25' if retriever == 'bm25' else 'e5'}-k{k}"
+        self.title = f"{label} top-{k}"
+        self.family = "Sparse retrieval" if retriever == "bm25" else "Dense retrieval"
+        self.reference = f"Table 12, {'Sparse' if retriever == 'bm25' else 'Dense'} retrieval"
+        if retriever == "dense":
+            self.needs = frozenset({"retriever", "embedder"})
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"retriever": self.retriever, "k": self.k, "query": "question stem"}
+
+    def retrieved(self, thread: Thread, stem: str, embedder: str = DEFAULT_EMBEDDER) -> list[str]:
+        """Node ids shown for a question stem, in thread order (no model involved: evidence recall uses this)."""
+        return retrieval.top_k(thread, stem, self.k, self.retriever, embedder)
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        ids = self.retrieved(thread, question.stem, env.embedder)
+        info: dict[str, Any] = {"retrieved": [short_ids(thread)[i] for i in ids]}
+        if self.retriever == "dense":
+            info["embedder"] = load_embedder(env.embedder).name
+        return Selection([thread.node(i) for i in ids], info)
+
+
+def regions(thread: Thread, nodes: Sequence[Node]) -> list[tuple[str, list[Node]]]:
+    """Retrieved posts grouped by the branch (root-reply subtree) they belong to; the root post is its own region."""
+    groups: dict[str, list[Node]] = {}
+    for node in nodes:
+        branch = thread.branch_of(node.id)
+        groups.setdefault(branch.id if branch else node.id, []).append(node)
+    return [(f"Region {n}", members) for n, members in enumerate(groups.values(), 1)]
+
+
+class AnchorRAG(Retrieval):
+    """Retrieval, then brief model-written anchor notes on what each retrieved region contributes, then the answer
+    over the notes and the retrieved posts."""
+
+    needs = frozenset({"retriever", "model-calls"})
+
+    def __init__(self, retriever: retrieval.Retriever, k: int, anchors: int) -> None:
+        super().__init__(retriever, k)
+        self.anchors = anchors
+        self.name = f"rag-{self.name}-a{anchors}"
+        self.title = f"RAG with anchor notes, {self.title}, {anchors} note(s) per region"
+        self.family = f"RAG k={k}"
+        self.reference = "Table 12, RAG with anchor notes"
+        if retriever == "dense":
+            self.needs = frozenset({"retriever", "embedder", "model-calls"})
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**super().params, "anchors": self.anchors, "region": "branch (root-reply subtree)"}
+
+    async def annotate(self, thread: Thread, nodes: Sequence[Node], question: Question, env: Env) -> dict[str, Any]:
+        ids = short_ids(thread)
+        listing = "\n".join(
+            f"{name}: {', '.join(ids[n.id] for n in members)}" for name, members in regions(thread, nodes)
+        )
+        text = prompts.anchor_notes_prompt(
+            render_thread(thread, nodes=list(nodes)), listing, question.stem, question.options, self.anchors
+        )
+        output = await env.model.generate(text, config=GenerateConfig(max_tokens=96 * self.anchors + 64))
+        return {"notes": output.completion.strip()}
+
+
+class LLMRetriever(Workflow):
+    """The model names the relevant posts (over the whole episode, or chunk by chunk when it does not fit), then
+    answers over its selection. The chosen ids are recorded."""
+
+    name = "llm-retriever"
+    title = "LLM as retriever"
+    family = "LLM-as-retriever"
+    reference = "Table 12 / Table 13, LLM-r"
+    needs = frozenset({"model-calls"})
+    k = 20
+    reserve = 256
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"max_posts": self.k, "chunking": "thread-order chunks that fit the window"}
+
+    async def chunks(self, thread: Thread, question: Question, env: Env) -> list[list[Node]]:
+        nodes = list(thread.traverse("thread"))
+        if env.context_limit is None:
+            return [nodes]
+        budget = env.context_limit - self.reserve
+        out: list[list[Node]] = []
+        start = 0
+        while start < len(nodes):
+            lo, hi, best = start + 1, len(nodes), start + 1
+            while lo <= hi:  # the longest run of posts from `start` whose prompt fits
+                mid = (lo + hi) // 2
+                text = prompts.retriever_prompt(
+                    render_thread(thread, nodes=nodes[start:mid]), question.stem, question.options, self.k
+                )
+                if await env.count(text) <= budget:
+                    best, lo = mid, mid + 1
+                else:
+                    hi = mid - 1
+            out.append(nodes[start:best])
+            start = best
+        return out
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        by_short = {short: node_id for node_id, short in short_ids(thread).items()}
+        chosen: list[str] = []
+        replies = []
+        parts = await self.chunks(thread, question, env)
+        for part in parts:
+            text = prompts.retriever_prompt(render_thread(thread, nodes=part), question.stem, question.options, self.k)
+            output = await env.model.generate(text, config=GenerateConfig(max_tokens=160))
+            replies.append(output.completion)
+            for short in re.findall(r"\bc\d+\b", output.completion):
+                if short in by_short and by_short[short] not in chosen and by_short[short] in {n.id for n in part}:
+                    chosen.append(by_short[short])
+        chosen = chosen[: self.k * max(1, len(parts))]
+        info: dict[str, Any] = {"chosen": [short_ids(thread)[i] for i in chosen], "chunks": len(parts)}
+        if not chosen:  # nothing usable named: answer over the whole discussion, and say so
+            info["fallback"] = "no valid post id named; answered over the full discussion"
+            info["retriever_output"] = [r[:300] for r in replies]
+            return Selection(list(thread.traverse("thread")), info)
+        keep = set(chosen)
+        return Selection([n for n in thread.traverse("thread") if n.id in keep], info)
+
+
+class StructureAware(Workflow):
+    """BM25 retrieval that keeps reply structure: retrieved posts plus their ancestor chains, plus their
+    neighbourhood (direct replies and siblings), or whole branches ranked and packed."""
+
+    family = "Structure-aware retrieval"
+    reference = "Table 12 / Table 14, Structure-aware retrieval"
+    needs = frozenset({"retriever"})
+
+    def __init__(self, mode: str, k: int = 20, budget: int = 50) -> None:
+        self.mode = mode
+        self.k = k
+        self.budget = budget
+        self.name = {"ancestors": "struct-ancestors", "neighbors": "struct-neighbors", "branches": "struct-branches"}[
+            mode
+        ]
+        self.title = {
+            "ancestors": f"BM25 top-{k} + ancestor chains to the root",
+            "neighbors": f"BM25 top-{k} + ancestor chains, direct replies and siblings",
+            "branches": f"whole branches ranked by BM25 (best post) and packed up to {budget} posts",
+        }[mode]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        if self.mode == "branches":
+            return {"retriever": "bm25", "rank": "max post score per branch", "budget_posts": self.budget}
+        return {"retriever": "bm25", "k": self.k, "expand": self.mode}
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        ids, info = self.expand(thread, question.stem)
+        return Selection([thread.node(i) for i in ids], info)
+
+    def retrieved(self, thread: Thread, stem: str, embedder: str = DEFAULT_EMBEDDER) -> list[str]:
+        return self.expand(thread, stem)[0]
+
+    def expand(self, thread: Thread, stem: str) -> tuple[list[str], dict[str, Any]]:
+        """Node ids shown (thread order) and what was retrieved; no model involved."""
+        docs = retrieval.corpus(thread)
+        keep: set[str] = {thread.root_id}
+        if self.mode == "branches":
+            values = dict(zip(docs.ids, retrieval.bm25_scores(docs, stem), strict=True))
+            branches = thread.branches()
+            ranked = sorted(branches, key=lambda b: -max(values[n.id] for n in branches[b]))
+            packed = []
+            for branch in ranked:
+                members = branches[branch]
+                if len(keep) + len(members) <= self.budget + 1:
+                    keep.update(n.id for n in members)
+                    packed.append(short_ids(thread)[branch])
+            info: dict[str, Any] = {"branches": packed}
+        else:
+            top = retrieval.top_k(thread, stem, self.k, "bm25")
+            for node_id in top:
+                keep.update(n.id for n in thread.path_to_root(node_id))
+                if self.mode == "neighbors":
+                    keep.update(n.id for n in thread.children(node_id))
+                    parent = thread.parent(node_id)
+                    if parent is not None:
+                        keep.update(n.id for n in thread.children(parent.id))
+            info = {"retrieved": [short_ids(thread)[i] for i in top]}
+        return [n.id for n in thread.traverse("thread") if n.id in keep], info
+
+
+# ---- diagnostics -----------------------------------------------------------------------------------------------
+def scope_nodes(thread: Thread, scope: Mapping[str, Any] | None) -> list[str]:
+    """Node ids (source ids) of an item's annotated scope (items refer to posts by short id)."""
+    if not scope:
+        return []
+    by_short = {short: node_id for node_id, short in short_ids(thread).items()}
+    ids: list[str] = [by_short[s] for s in scope.get("nodes") or []]
+    kind = scope.get("kind")
+    if kind == "subtree" and scope.get("root"):
+        ids += [n.id for n in thread.subtree(by_short[scope["root"]])]
+    elif kind == "chain" and scope.get("start") and scope.get("end"):
+        ids += [n.id for n in thread.chain(by_short[scope["start"]], by_short[scope["end"]])]
+    elif kind == "branches":
+        for root in scope.get("roots") or []:
+            ids += [n.id for n in thread.subtree(by_short[root])]
+    if scope.get("anchor"):
+        ids.append(by_short[scope["anchor"]])
+    return ids
+
+
+class GoldScope(Workflow):
+    """Oracle: only the posts of the item's annotated scope (and, in the second variant, its evidence posts)."""
+
+    family = "Gold scope"
+    reference = "Table 4 / Table 14, Gold-Scope diagnostic"
+    needs = frozenset({"gold-scope"})
+    diagnostic = True
+
+    def __init__(self, evidence: bool) -> None:
+        self.evidence = evidence
+        self.name = "gold-scope-evidence" if evidence else "gold-scope"
+        self.title = "Gold scope + evidence posts" if evidence else "Gold scope"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"posts": "scope + evidence" if self.evidence else "scope"}
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        by_short = {short: node_id for node_id, short in short_ids(thread).items()}
+        keep = set(scope_nodes(thread, question.metadata.get("scope")))
+        evidence = {by_short[e] for e in question.metadata.get("evidence") or []}
+        info: dict[str, Any] = {}
+        if self.evidence or not keep:
+            if not keep:
+                info["note"] = "the item has no scope: its evidence posts stand in"
+            keep |= evidence
+        if not keep:
+            info["note"] = "the item has neither scope nor evidence: full discussion"
+            return Selection(list(thread.traverse("thread")), info)
+        return Selection([n for n in thread.traverse("thread") if n.id in keep], info)
+
+
+class OptionOnly(Workflow):
+    name = "option-only"
+    title = "Options only (no question, no discussion)"
+    family = "Shortcut probe"
+    reference = "Table 4 / Table 19, shortcut probes"
+    diagnostic = True
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        return Selection([])
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        return prompts.option_only_prompt(question.options)
+
+
+class QuestionOnly(Workflow):
+    name = "question-only"
+    title = "Question and options, no discussion"
+    family = "Shortcut probe"
+    reference = "Table 4 / Table 19, shortcut probes"
+    diagnostic = True
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        return Selection([])
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        return prompts.question_only_prompt(question.stem, question.options)
+
+
+class TitleOnly(Workflow):
+    name = "title-only"
+    title = "Title and root post only"
+    family = "Shortcut probe"
+    reference = "Table 4 / Table 19, shortcut probes"
+    diagnostic = True
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        return Selection([thread.root])
+
+
+class Shuffled(Workflow):
+    """All posts in a seeded random order with the reply structure removed (ids kept, so stems still resolve)."""
+
+    name = "shuffled"
+    title = "All posts, order shuffled, structure removed"
+    family = "Shortcut probe"
+    reference = "Table 4 / Table 19, shortcut probes"
+    diagnostic = True
+    intro = prompts.INTRO_UNSTRUCTURED
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"order": "seeded shuffle per item", "structure": "removed (no parent, depth)"}
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        ids = short_ids(thread)
+        order = list(nodes)
+        random.Random(f"{question.metadata.get('item_id')}").shuffle(order)
+        blocks = []
+        for node in order:
+            head = render_node(thread, node, ids).split("\n", 1)
+            bare = f"[{ids[node.id]}] | {node.author or '[deleted]'}"
+            blocks.append(f"{bare}\n{head[1] if len(head) > 1 else ''}")
+        title = f"Title: {thread.title}\n" if thread.title else ""
+        discussion = f"DISCUSSION {thread.id}\n{title}{len(order)} posts, in random order.\n\n" + "\n\n".join(blocks)
+        return prompts.choice_prompt(self.intro, discussion + "\n", question.stem, question.options)
+
+
+class OpenAnswer(Workflow):
+    """No options: the model answers in free text; a grader judges it against the gold option."""
+
+    name = "open-answer"
+    title = "Open answer (no options), judged against the gold option"
+    family = "Format probe"
+    reference = "Table 4, multiple-choice format effect"
+    needs = frozenset({"reasoning", "grader"})
+    diagnostic = True
+    max_tokens = 160
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        return prompts.open_prompt(render_thread(thread, nodes=list(nodes)), question.stem)
 
 
 WORKFLOWS: dict[str, Workflow] = {}
@@ -80,4 +485,25 @@ def get_workflow(name: str) -> Workflow:
         raise ValueError(f"unknown workflow {name!r}; registered: {', '.join(WORKFLOWS)}") from None
 
 
-register(Full())
+for _workflow in [
+    Full(),
+    Reasoning("cot", "CoT"),
+    Reasoning("cot-evidence", "CoT-Ev"),
+    Reasoning("cot-temporal", "CoT-Tp"),
+    Reasoning("cot-elimination", "CoT-El"),
+    Reflect(),
+    *(Retrieval(r, k) for r in ("bm25", "dense") for k in (20, 50)),
+    *(AnchorRAG(r, k, a) for r in ("bm25", "dense") for k in (20, 50) for a in (1, 2)),
+    LLMRetriever(),
+    StructureAware("ancestors"),
+    StructureAware("neighbors"),
+    StructureAware("branches"),
+    GoldScope(evidence=False),
+    GoldScope(evidence=True),
+    OptionOnly(),
+    QuestionOnly(),
+    TitleOnly(),
+    Shuffled(),
+    OpenAnswer(),
+]:
+    register(_workflow)

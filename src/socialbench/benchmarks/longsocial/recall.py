@@ -1,0 +1,96 @@
+"""Evidence recall of the retrieval settings (paper Table 18), computed without any model.
+
+For every item with evidence posts and every retrieval setting (BM25 / dense at k = 20 and 50, and the
+structure-aware expansions): the share of the item's evidence posts among the posts the setting shows. Reported
+per setting: mean recall, share of items with at least 75% recall, share with full coverage, mean posts shown.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ...conversations.render import short_ids
+from ...shared import retrieval
+from ...shared.embeddings import load_embedder
+from .items import check_items, load_items
+from .task import load_episodes, sample_pack
+from .workflows import WORKFLOWS, Retrieval, StructureAware
+
+
+def evidence_recall(
+    items: str | None = None, episodes: str | None = None, embedder: str = "minilm"
+) -> list[dict[str, Any]]:
+    items_path = Path(items) if items else sample_pack() / "items.jsonl"
+    episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
+    threads = load_episodes(episodes_path)
+    loaded = [i for i in check_items(load_items(items_path), threads, items_path) if i.evidence]
+    settings = [w for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware)]
+    settings = [w for w in settings if not w.name.startswith("rag-")]  # RAG shows the same posts as its retriever
+    out = []
+    for setting in settings:
+        recalls, shown = [], []
+        for item in loaded:
+            thread = threads[item.episode_id]
+            by_short = {s: n for n, s in short_ids(thread).items()}
+            evidence = {by_short[e] for e in item.evidence}
+            ids = set(setting.retrieved(thread, item.stem, embedder))
+            recalls.append(len(evidence & ids) / len(evidence))
+            shown.append(len(ids))
+        out.append(
+            {
+                "setting": setting.name,
+                "embedder": load_embedder(embedder).name if "embedder" in setting.needs else None,
+                "items": len(recalls),
+                "mean_recall": statistics.fmean(recalls) if recalls else None,
+                "share_ge_75": sum(r >= 0.75 for r in recalls) / len(recalls) if recalls else None,
+                "full_coverage": sum(r == 1.0 for r in recalls) / len(recalls) if recalls else None,
+                "mean_posts_shown": statistics.fmean(shown) if shown else None,
+            }
+        )
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def recall(
+    console: Console,
+    as_json: bool = False,
+    items: str | None = None,
+    episodes: str | None = None,
+    embedder: str = "minilm",
+) -> None:
+    """Evidence recall of every retrieval setting (Table 18), without any model.
+
+    Args:
+        items: items JSONL (default: the bundled sample pack's items).
+        episodes: episodes JSONL (default: the bundled sample episodes).
+        embedder: sentence-transformers model of the dense settings (``minilm`` = bundled all-MiniLM-L6-v2).
+    """
+    rows = evidence_recall(items, episodes, embedder)
+    if as_json:
+        stats = dict(retrieval.CACHE_STATS)
+        console.file.write(json.dumps({"recall": rows, "cache": stats}, ensure_ascii=False) + "\n")
+        return
+    table = Table(title="Evidence recall of the retrieval settings (Table 18 analogue)")
+    for col in ("Setting", "Items", "Mean recall %", "Items >= 75% %", "Full coverage %", "Posts shown"):
+        table.add_column(col, justify="left" if col == "Setting" else "right")
+    for r in rows:
+        name = r["setting"] + (f" ({r['embedder']})" if r["embedder"] else "")
+        table.add_row(
+            name,
+            str(r["items"]),
+            *(
+                f"{100 * r[k]:.1f}" if r[k] is not None else "-"
+                for k in ("mean_recall", "share_ge_75", "full_coverage")
+            ),
+            f"{r['mean_posts_shown']:.1f}" if r["mean_posts_shown"] is not None else "-",
+        )
+    console.print(table)
