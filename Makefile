@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev,similarity]'
 	touch $(STAMP)
 
+# The main job: every bundled LongSocialBench item, Full context and BM25 top-20 side by side, on the embedded model.
 run: $(STAMP)
-	$(BIN)/socialbench run longsocial
+	$(BIN)/socialbench run longsocial -T workflow=full -T workflow=bm25-k20
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts

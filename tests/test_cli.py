@@ -130,7 +130,7 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
     ("args", "message"),
     [
         (["run", "longsocial", "-T", "wrkflow=full"], "-T wrkflow: unknown argument of longsocial; valid: items, "),
-        (["run", "longsocial", "-T", "workflow=nope"], "unknown workflow 'nope'; registered: full"),
+        (["run", "longsocial", "-T", "workflow=nope"], "unknown workflow 'nope'; registered: full, cot, cot-evidence"),
         (["run", "longsocial", "-T", "max_context=lots"], "-T max_context='lots': Input should be a valid integer"),
         (["run", "longsocial", "-T", "answer_mode=maybe"], "-T answer_mode='maybe': Input should be 'auto'"),
         (["run", "sibench", "-T", "mode=direct", "-T", "max_context=10"], "unknown argument of sibench"),
@@ -213,3 +213,17 @@ def test_report_sibench_from_logs(tmp_path: Path) -> None:
     (row,) = tables["table1"]
     assert row["model"] == "mockllm/model" and row["n_direct"] == 0  # both replies unparsed: no judged mean
     assert row["direct_reply"] is None
+
+
+def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Path) -> None:
+    args = ["run", "longsocial", "-T", "workflow=full", "-T", "workflow=question-only", "-T", "seed=1"]
+    result = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert len(list(tmp_path.glob("*.eval"))) == 2
+    assert "LongSocialBench grid" in result.stdout
+    assert re.search(r"full\s*│\s*0\.0 \[0\.0, 0\.0\] \(n=2\)", result.stdout), result.stdout
+    assert re.search(r"question-only \(diagnostic\)", result.stdout)
+    assert f"2 logs in {tmp_path}" in result.stdout.replace("\n", "")
+    # run again with --resume: the eval set is complete, nothing is asked again
+    again = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
+    assert again.returncode == 0 and len(list(tmp_path.glob("*.eval"))) == 2

@@ -350,7 +350,7 @@ def test_summary_table_counts_and_formats(tmp_path: Path) -> None:
 
 def test_workflow_registry_names_and_builds_prompts_from_selected_posts() -> None:
     assert get_workflow("full") is WORKFLOWS["full"]
-    with pytest.raises(ValueError, match="unknown workflow 'nope'; registered: full"):
+    with pytest.raises(ValueError, match="unknown workflow 'nope'; registered: full, cot, "):
         get_workflow("nope")
     with pytest.raises(ValueError, match="already registered"):
         register(Full())
@@ -358,5 +358,5 @@ def test_workflow_registry_names_and_builds_prompts_from_selected_posts() -> Non
     thread = threads["se:stackexchange:3589"]
     question = Question(stem="Who asked first?", options=["a", "b", "c", "d"], metadata={})
     nodes = list(thread.traverse("thread"))
-    whole, part = Full().prompt(thread, nodes, question), Full().prompt(thread, nodes[:2], question)
+    whole, part = Full().prompt(thread, nodes, question, {}), Full().prompt(thread, nodes[:2], question, {})
     assert len(part) < len(whole) and part.endswith("Answer:") and "Who asked first?\nA. a\nB. b" in part

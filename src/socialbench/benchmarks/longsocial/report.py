@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -308,6 +309,30 @@ def open_vs_choice(runs: list[Run]) -> dict[str, Any]:
     return {"models": rows, "spearman_rho": rho}
 
 
+SUBSET_SIZE = 150
+
+
+def stratified_subset(runs: list[Run], size: int = SUBSET_SIZE, seed: int = 0) -> list[dict[str, Any]]:
+    """Table 16: accuracy of every run on one seeded item subset stratified by capability (the paper's 150-item
+    sample, also the human reference's), with a percentile bootstrap 95% CI over B = 1000 resamples. With fewer
+    items than ``size`` in the logs, all of them are used, and ``items`` says how many."""
+    by_cap: dict[str, set[str]] = defaultdict(set)
+    for run in runs:
+        for r in run.rows:
+            by_cap[str(r["capability"])].add(r["item"])
+    total = sum(len(v) for v in by_cap.values())
+    rng = random.Random(seed)
+    chosen: set[str] = set()
+    for _capability, members in sorted(by_cap.items()):
+        quota = len(members) if total <= size else round(size * len(members) / total)
+        chosen |= set(rng.sample(sorted(members), min(quota, len(members))))
+    out = []
+    for run in runs:
+        rows = [r for r in run.rows if r["item"] in chosen]
+        out.append({"model": run.model, "workflow": run.workflow, "items": len(chosen), **group_line(rows)})
+    return out
+
+
 def analyses(logs: list[str]) -> dict[str, Any]:
     runs = load_runs(logs)
     cells = grid(runs)
@@ -320,6 +345,7 @@ def analyses(logs: list[str]) -> dict[str, Any]:
         "by_platform": by_group(runs, "platform"),
         "length_vs_accuracy": length_vs_accuracy(runs),
         "open_vs_choice": open_vs_choice(runs),
+        "subset150": stratified_subset(runs),
     }
 
 

@@ -1,0 +1,214 @@
+"""Every LongSocialBench setting end to end on mockllm, and what each one shows the model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+
+from socialbench.benchmarks.longsocial.recall import evidence_recall
+from socialbench.benchmarks.longsocial.report import analyses
+from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack
+from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, scope_nodes
+from socialbench.conversations.render import short_ids
+from socialbench.shared import retrieval
+
+EPISODE = "se:stackexchange:3589"
+PAPER_SETTINGS = 29
+
+
+def test_all_29_settings_are_registered_with_their_family_and_reference() -> None:
+    assert len(WORKFLOWS) == PAPER_SETTINGS
+    assert sum(not w.diagnostic for w in WORKFLOWS.values()) == 22  # deployable: Full .. structure-aware
+    for w in WORKFLOWS.values():
+        assert w.title and w.family and w.reference.startswith("Table")
+
+
+def items_of(tmp_path: Path, episode: str = EPISODE, n: int = 2) -> str:
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [r for r in rows if r["episode_id"] == episode][:n]))
+    return str(path)
+
+
+def recording_model(answer: str = "Answer: A", calls: list[str] | None = None) -> Any:
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        if calls is not None:
+            calls.append(input[-1].text)
+        text = input[-1].text
+        if "Relevant:" in text and text.rstrip().endswith("Relevant:"):
+            return ModelOutput.from_content(model="mockllm/model", content="c1, c3, c99")
+        if "For each region write" in text:
+            return ModelOutput.from_content(model="mockllm/model", content="Region 1: the question post.")
+        if '"correct": true|false' in text:
+            return ModelOutput.from_content(model="mockllm/model", content='{"correct": true, "rationale": "same"}')
+        return ModelOutput.from_content(model="mockllm/model", content=answer)
+
+    return get_model("mockllm/model", custom_outputs=respond, memoize=False)
+
+
+def run(workflow: str, tmp_path: Path, calls: list[str] | None = None, **args: Any) -> EvalLog:
+    (log,) = eval(
+        longsocial(items=items_of(tmp_path), workflow=workflow, **args),
+        model=recording_model(calls=calls),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.mark.parametrize("workflow", list(WORKFLOWS))
+def test_every_setting_runs_and_its_log_records_the_setting(workflow: str, tmp_path: Path) -> None:
+    log = run(workflow, tmp_path)
+    meta = log.eval.metadata or {}
+    flow = WORKFLOWS[workflow]
+    assert meta["workflow"] == workflow and meta["workflow_params"] == flow.params
+    assert meta["workflow_family"] == flow.family and meta["diagnostic"] == flow.diagnostic
+    samples = log.samples or []
+    assert len(samples) == 2
+    for sample in samples:
+        score = next(iter((sample.scores or {}).values()))
+        assert score.metadata["status"] == "answered", (workflow, score.metadata)  # type: ignore[index]
+        assert sample.metadata["workflow"] == workflow
+    if "embedder" in flow.needs:
+        assert meta["embedder"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def prompt_of(log: EvalLog, n: int = 0) -> str:
+    return (log.samples or [])[n].messages[0].text
+
+
+def test_retrieval_shows_the_top_k_in_thread_order(tmp_path: Path) -> None:
+    log = run("bm25-k20", tmp_path)
+    sample = (log.samples or [])[0]
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    retrieved = sample.metadata["selection"]["retrieved"]
+    expected = retrieval.top_k(thread, sample.metadata["stem"], 20, "bm25")
+    assert retrieved == [short_ids(thread)[i] for i in expected] and len(retrieved) == min(20, len(thread))
+    shown = re.findall(r"^\[(c\d+)\]", prompt_of(log), flags=re.M)
+    assert shown == retrieved  # the prompt shows exactly those, in thread order
+    assert f"{len(retrieved)} posts shown of {len(thread)}" in prompt_of(log)
+
+
+def test_rag_notes_come_from_a_separate_call_and_reach_the_prompt(tmp_path: Path) -> None:
+    calls: list[str] = []
+    log = run("rag-bm25-k20-a2", tmp_path, calls)
+    assert sum("For each region write two brief notes" in c for c in calls) == 2  # one notes call per item
+    sample = (log.samples or [])[0]
+    assert sample.metadata["workflow_context"]["notes"] == "Region 1: the question post."
+    assert "Notes on the retrieved posts:\nRegion 1: the question post." in prompt_of(log)
+
+
+def test_llm_retriever_records_the_ids_it_chose_and_answers_over_them(tmp_path: Path) -> None:
+    log = run("llm-retriever", tmp_path)
+    sample = (log.samples or [])[0]
+    assert sample.metadata["selection"]["chosen"] == ["c1", "c3"]  # c99 does not exist and is dropped
+    assert re.findall(r"^\[(c\d+)\]", prompt_of(log), flags=re.M) == ["c1", "c3"]
+
+
+def test_reflect_asks_again_and_the_scorer_reads_the_revision(tmp_path: Path) -> None:
+    calls: list[str] = []
+    log = run("reflect", tmp_path, calls)
+    sample = (log.samples or [])[0]
+    assert [m.role for m in sample.messages] == ["user", "assistant", "user", "assistant"]
+    assert sample.messages[2].text.startswith("Now reflect on your answer.")
+    assert sample.metadata["first_answer"] == "Answer: A"
+
+
+def test_gold_scope_shows_exactly_the_scope(tmp_path: Path) -> None:
+    log = run("gold-scope", tmp_path)
+    sample = (log.samples or [])[0]
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    expected = {short_ids(thread)[i] for i in scope_nodes(thread, sample.metadata["scope"])}
+    assert set(re.findall(r"^\[(c\d+)\]", prompt_of(log), flags=re.M)) == expected and expected
+
+
+def test_probes_hide_what_they_should(tmp_path: Path) -> None:
+    options_only = prompt_of(run("option-only", tmp_path))
+    assert "DISCUSSION" not in options_only and "Question:" not in options_only and "\nA. " in options_only
+    question_only = prompt_of(run("question-only", tmp_path))
+    assert "DISCUSSION" not in question_only and "Question: " in question_only
+    shuffled = prompt_of(run("shuffled", tmp_path))
+    assert "reply to" not in shuffled and "depth" not in shuffled.split("Question:")[0].split("\n", 3)[-1]
+    ids = re.findall(r"^\[(c\d+)\]", shuffled, flags=re.M)
+    assert sorted(ids) != ids and sorted(ids, key=lambda x: int(x[1:])) != ids  # not in thread order
+    assert len(re.findall(r"^\[c\d+\]", prompt_of(run("title-only", tmp_path)), flags=re.M)) == 1
+
+
+def test_open_answer_is_judged_against_the_gold_option(tmp_path: Path) -> None:
+    log = run("open-answer", tmp_path)
+    assert "\nA. " not in prompt_of(log)  # no options shown
+    score = (log.samples or [])[0].scores["open_answer_judge"]  # type: ignore[index]
+    assert score.value == 1 and score.metadata["gold_text"] in (log.samples or [])[0].metadata["options"]  # type: ignore[index]
+
+
+def test_grid_report_pairs_settings_with_full(tmp_path: Path) -> None:
+    logs = [run(w, tmp_path).location for w in ("full", "cot", "bm25-k20", "gold-scope")]
+    data = analyses(logs)
+    cells = {c["workflow"]: c for c in data["grid"]}
+    assert cells["full"]["delta_vs_full"] is None and cells["cot"]["delta_vs_full"]["n"] == 2
+    assert {f["family"] for f in data["families"]} == {
+        "Full-context",
+        "Chain-of-thought",
+        "Sparse retrieval",
+        "Gold scope",
+    }
+    assert [lift["workflow"] for lift in data["reasoning_lifts"]] == ["cot"]
+
+
+def test_bm25_index_is_built_once_per_episode_and_dense_embeddings_are_cached_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(retrieval, "_DENSE", {})  # as in a fresh process (other tests filled the memory cache)
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    docs = retrieval.corpus(thread)
+    before = dict(retrieval.CACHE_STATS)
+    retrieval.top_k(thread, "who answered first", 5, "bm25")
+    retrieval.top_k(thread, "which reply disagreed", 5, "bm25")
+    assert retrieval.CACHE_STATS["bm25_miss"] - before.get("bm25_miss", 0) <= 1
+    assert retrieval.CACHE_STATS["bm25_hit"] - before.get("bm25_hit", 0) >= 1
+    first = retrieval.passage_embeddings(docs)
+    files = list(tmp_path.rglob("*.npy"))
+    assert len(files) == 1 and files[0].stem == docs.key
+    retrieval._DENSE.clear()  # a new process: memory empty, disk cache warm
+    misses = retrieval.CACHE_STATS["dense_miss"]
+    again = retrieval.passage_embeddings(docs)
+    assert retrieval.CACHE_STATS["dense_miss"] == misses and np.allclose(first, again)
+
+
+def test_evidence_recall_matches_a_hand_count() -> None:
+    rows = {r["setting"]: r for r in evidence_recall()}
+    assert set(rows) >= {"bm25-k20", "bm25-k50", "e5-k20", "e5-k50", "struct-ancestors"}
+    # recount bm25-k50 by hand
+    from socialbench.benchmarks.longsocial.items import check_items, load_items
+
+    threads = load_episodes(sample_pack() / "episodes.jsonl")
+    items = [i for i in check_items(load_items(sample_pack() / "items.jsonl"), threads) if i.evidence]
+    recalls = []
+    for item in items:
+        thread = threads[item.episode_id]
+        ids = {short_ids(thread)[i] for i in retrieval.top_k(thread, item.stem, 50, "bm25")}
+        recalls.append(len(set(item.evidence) & ids) / len(item.evidence))
+    assert rows["bm25-k50"]["mean_recall"] == pytest.approx(sum(recalls) / len(recalls))
+    assert rows["bm25-k50"]["full_coverage"] == pytest.approx(sum(r == 1 for r in recalls) / len(recalls))
+    assert 0 < rows["bm25-k20"]["mean_recall"] <= rows["bm25-k50"]["mean_recall"] <= 1
+
+
+def test_llm_retriever_chunks_an_episode_that_does_not_fit(tmp_path: Path) -> None:
+    from socialbench.benchmarks.longsocial.workflows import Env, LLMRetriever, Question
+
+    thread = load_episodes(sample_pack() / "episodes.jsonl")["hn:18475438"]  # ~12K tokens
+    env = Env(model=recording_model(), context_limit=4000)
+    chunks = asyncio.run(LLMRetriever().chunks(thread, Question("q?", ["a", "b", "c", "d"], {}), env))
+    assert len(chunks) > 2 and sum(len(c) for c in chunks) == len(thread)
+    assert [n.id for c in chunks for n in c] == [n.id for n in thread.traverse("thread")]
