@@ -29,14 +29,14 @@ def big_episode(threads: list[Thread], target_tokens: int) -> Thread:
     nodes = [root]
     copy = 0
     while True:
-        for thread in threads:
-            for n in thread.traverse("thread"):
+        for source in threads:  # one episode at a time, until the rendering reaches the target
+            for n in source.traverse("thread"):
                 parent = "big" if n.parent_id is None else f"{copy}:{n.parent_id}"
                 nodes.append(n.model_copy(update={"id": f"{copy}:{n.id}", "parent_id": parent}))
+            thread = Thread.build(id="bench:big", platform="reddit", title="Big", root_id="big", nodes=nodes)
+            if count_tokens(render_thread(thread)) >= target_tokens:
+                return thread
         copy += 1
-        thread = Thread.build(id="bench:big", platform="reddit", title="Big", root_id="big", nodes=nodes)
-        if count_tokens(render_thread(thread)) >= target_tokens:
-            return thread
 
 
 def main() -> None:
