@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -20,6 +20,9 @@ from .conversations.sources import FORMATS, ImportOptions, ImportReport, import_
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
+
+if TYPE_CHECKING:
+    from .shared.benchmark import Parameter
 
 err = Console(stderr=True)
 # Tables are the product: when piped, do not squeeze them into 80 columns.
@@ -199,6 +202,15 @@ def _roles(pairs: tuple[str, ...]) -> dict[str, str] | None:
 _REPORT_FIXED = ("logs", "console", "as_json")
 
 
+def _parameter_table(title: str, flag: str, params: Iterable[Parameter]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for col in (f"{flag} parameter", "type", "default", "meaning"):
+        table.add_column(col)
+    for p in params:
+        table.add_row(p.name, p.type_text, repr(p.default), p.doc)
+    return table
+
+
 @main.command("list")
 def list_cmd() -> None:
     """The benchmarks, their tasks and every task parameter (-T KEY=VALUE) with its default."""
@@ -209,35 +221,20 @@ def list_cmd() -> None:
         out.print(f"[bold]{bench.name}[/]  {bench.title} — {bench.paper}", highlight=False)
         for n, fn in enumerate(bench.tasks):
             default = " (default task)" if n == 0 and len(bench.tasks) > 1 else ""
-            table = Table(title=f"task {task_name(fn)}{default}: {summary_line(fn)}", title_justify="left")
-            for col in ("-T parameter", "type", "default", "meaning"):
-                table.add_column(col)
-            for p in parameters(fn):
-                table.add_row(p.name, p.type_text, repr(p.default), p.doc)
-            out.print(table)
+            out.print(_parameter_table(f"task {task_name(fn)}{default}: {summary_line(fn)}", "-T", parameters(fn)))
         options = [p for p in parameters(bench.report) if p.name not in _REPORT_FIXED]
         if options:
-            table = Table(title=f"socialbench report {bench.name} -R KEY=VALUE", title_justify="left")
-            for col in ("-R option", "type", "default", "meaning"):
-                table.add_column(col)
-            for p in options:
-                table.add_row(p.name, p.type_text, repr(p.default), p.doc)
-            out.print(table)
+            out.print(_parameter_table(f"socialbench report {bench.name} -R KEY=VALUE", "-R", options))
         for name, analysis in bench.analyses.items():
             title = f"socialbench analyze {bench.name} {name} -A KEY=VALUE: {summary_line(analysis)}"
-            table = Table(title=title, title_justify="left")
-            for col in ("-A option", "type", "default", "meaning"):
-                table.add_column(col)
-            for p in parameters(analysis):
-                if p.name not in ("console", "as_json"):
-                    table.add_row(p.name, p.type_text, repr(p.default), p.doc)
-            out.print(table)
+            params = [p for p in parameters(analysis) if p.name not in _REPORT_FIXED]
+            out.print(_parameter_table(title, "-A", params))
         for title, entries in (bench.catalogs() if bench.catalogs else {}).items():
             table = Table(title=title, title_justify="left")
             table.add_column("name")
             table.add_column("what it is")
-            for name, text in entries:
-                table.add_row(name, text)
+            for entry, text in entries:
+                table.add_row(entry, text)
             out.print(table)
         out.print()
 
@@ -353,7 +350,7 @@ def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[s
         raise ValueError(f"benchmark {bench.name!r} has no analysis {analysis!r}; analyses: {known}")
     fn = bench.analyses[analysis]
     options = parse_arguments(fn, analysis_args, flag="-A")
-    for fixed in ("console", "as_json"):
+    for fixed in _REPORT_FIXED:
         if fixed in options:
             raise ValueError(f"-A {fixed}: set by the command itself")
     fn(out, as_json=as_json, **options)

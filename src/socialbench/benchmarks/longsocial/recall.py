@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import statistics
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -18,18 +17,15 @@ from rich.table import Table
 from ...conversations.render import short_ids
 from ...shared import retrieval
 from ...shared.embeddings import load_embedder
-from .items import check_items, load_items
-from .task import load_episodes, sample_pack
+from .task import load_pack
 from .workflows import WORKFLOWS, Retrieval, StructureAware
 
 
 def evidence_recall(
     items: str | None = None, episodes: str | None = None, embedder: str = "minilm"
 ) -> list[dict[str, Any]]:
-    items_path = Path(items) if items else sample_pack() / "items.jsonl"
-    episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
-    threads = load_episodes(episodes_path)
-    loaded = [i for i in check_items(load_items(items_path), threads, items_path) if i.evidence]
+    _, _, threads, checked = load_pack(items, episodes)
+    loaded = [i for i in checked if i.evidence]
     settings = [w for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware)]
     settings = [w for w in settings if not w.name.startswith("rag-")]  # RAG shows the same posts as its retriever
     out = []

@@ -47,6 +47,16 @@ def load_episodes(path: str | Path) -> dict[str, Thread]:
     return episodes
 
 
+def load_pack(
+    items: str | None = None, episodes: str | None = None
+) -> tuple[Path, Path, dict[str, Thread], list[Item]]:
+    """Items and the episodes they refer to (default: the bundled sample pack), checked against each other."""
+    items_path = Path(items) if items else sample_pack() / "items.jsonl"
+    episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
+    threads = load_episodes(episodes_path)
+    return items_path, episodes_path, threads, check_items(load_items(items_path), threads, items_path)
+
+
 def shuffled(item: Item, seed: int | None) -> tuple[list[str], str, list[int]]:
     """Options in a seeded order (stable per item), the gold letter in that order, and the permutation."""
     order = list(range(4))
@@ -240,10 +250,7 @@ def longsocial(
     if answer_mode == "logprobs" and flow.reasoning:
         raise ValueError(f"workflow {workflow!r} reasons before answering: use answer_mode=generate or auto")
     embedder_name = load_embedder(embedder).name if "embedder" in flow.needs else None
-    items_path = Path(items) if items else sample_pack() / "items.jsonl"
-    episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
-    threads = load_episodes(episodes_path)
-    loaded = check_items(load_items(items_path), threads, items_path)
+    items_path, episodes_path, threads, loaded = load_pack(items, episodes)
     if capabilities:
         wanted = {c.strip().upper() for c in capabilities.split(",")}
         loaded = [i for i in loaded if i.capability in wanted]

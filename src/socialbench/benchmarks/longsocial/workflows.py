@@ -386,53 +386,48 @@ class GoldScope(Workflow):
         return Selection([n for n in thread.traverse("thread") if n.id in keep], info)
 
 
-class OptionOnly(Workflow):
-    name = "option-only"
-    title = "Options only (no question, no discussion)"
+class Probe(Workflow):
+    """A shortcut probe (diagnostic): what can be answered without the evidence the item is about."""
+
     family = "Shortcut probe"
     reference = "Table 4 / Table 19, shortcut probes"
     diagnostic = True
 
+
+class NoDiscussion(Probe):
     async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
         return Selection([])
+
+
+class OptionOnly(NoDiscussion):
+    name = "option-only"
+    title = "Options only (no question, no discussion)"
 
     def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
         return prompts.option_only_prompt(question.options)
 
 
-class QuestionOnly(Workflow):
+class QuestionOnly(NoDiscussion):
     name = "question-only"
     title = "Question and options, no discussion"
-    family = "Shortcut probe"
-    reference = "Table 4 / Table 19, shortcut probes"
-    diagnostic = True
-
-    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
-        return Selection([])
 
     def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
         return prompts.question_only_prompt(question.stem, question.options)
 
 
-class TitleOnly(Workflow):
+class TitleOnly(Probe):
     name = "title-only"
     title = "Title and root post only"
-    family = "Shortcut probe"
-    reference = "Table 4 / Table 19, shortcut probes"
-    diagnostic = True
 
     async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
         return Selection([thread.root])
 
 
-class Shuffled(Workflow):
+class Shuffled(Probe):
     """All posts in a seeded random order with the reply structure removed (ids kept, so stems still resolve)."""
 
     name = "shuffled"
     title = "All posts, order shuffled, structure removed"
-    family = "Shortcut probe"
-    reference = "Table 4 / Table 19, shortcut probes"
-    diagnostic = True
     intro = prompts.INTRO_UNSTRUCTURED
 
     @property
