@@ -227,3 +227,13 @@ def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Pa
     # run again with --resume: the eval set is complete, nothing is asked again
     again = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
     assert again.returncode == 0 and len(list(tmp_path.glob("*.eval"))) == 2
+
+
+def test_analyze_recall_prints_table_18_for_the_sample_pack() -> None:
+    result = run("analyze", "longsocial", "recall", "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = {r["setting"]: r for r in json.loads(result.stdout)["recall"]}
+    assert rows["bm25-k20"]["items"] == 36 and rows["e5-k20"]["embedder"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert 0 < rows["bm25-k20"]["mean_recall"] <= rows["bm25-k50"]["mean_recall"] <= 1
+    unknown = run("analyze", "longsocial", "nothing")
+    assert unknown.returncode == 2 and "no analysis 'nothing'; analyses: recall" in unknown.stderr
