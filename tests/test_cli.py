@@ -237,3 +237,23 @@ def test_analyze_recall_prints_table_18_for_the_sample_pack() -> None:
     assert 0 < rows["bm25-k20"]["mean_recall"] <= rows["bm25-k50"]["mean_recall"] <= 1
     unknown = run("analyze", "longsocial", "nothing")
     assert unknown.returncode == 2 and "no analysis 'nothing'; analyses: recall" in unknown.stderr
+
+
+def test_report_counts_each_run_once_when_a_folder_holds_reruns(tmp_path: Path) -> None:
+    for args in (["-T", "workflow=full"], ["-T", "workflow=full"], ["-T", "workflow=question-only"]):
+        done = run("run", "longsocial", *args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert len(list(tmp_path.glob("*.eval"))) == 3
+    result = run("report", "longsocial", tmp_path, "--json")
+    assert result.returncode == 0, result.stderr[-2000:]
+    runs = json.loads(result.stdout)["runs"]
+    assert sorted(r["workflow"] for r in runs) == ["full", "question-only"]  # the rerun of full counted once
+    from inspect_ai.log import read_eval_log
+
+    fulls = [
+        p
+        for p in tmp_path.glob("*.eval")
+        if read_eval_log(str(p), header_only=True).eval.task_args["workflow"] == "full"
+    ]
+    newest = max(fulls, key=lambda p: read_eval_log(str(p), header_only=True).eval.created)
+    assert next(r["log"] for r in runs if r["workflow"] == "full") == str(newest)

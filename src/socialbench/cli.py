@@ -320,16 +320,17 @@ def run(
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
 @click.option("-R", "report_args", multiple=True, metavar="KEY=VALUE", help="Report option (see `socialbench list`).")
 def report(benchmark: str, logs: tuple[str, ...], as_json: bool, report_args: tuple[str, ...]) -> None:
-    """The benchmark's tables from inspect logs (files or folders; several models and settings at once)."""
+    """The benchmark's tables from inspect logs (files or folders; several models and settings at once). Logs of
+    the same task, model and arguments (a killed run and its resume) count once: the latest complete one."""
     from .benchmarks import get_benchmark
-    from .shared.benchmark import log_paths, parse_arguments
+    from .shared.benchmark import latest_runs, log_paths, parse_arguments
 
     bench = get_benchmark(benchmark)
     options = parse_arguments(bench.report, report_args, flag="-R")
     for fixed in _REPORT_FIXED:
         if fixed in options:
             raise ValueError(f"-R {fixed}: set by the command itself")
-    bench.report(log_paths(logs), out, as_json=as_json, **options)
+    bench.report(latest_runs(log_paths(logs)), out, as_json=as_json, **options)
 
 
 @main.command()

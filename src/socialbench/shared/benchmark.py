@@ -8,6 +8,7 @@ summary printed after a run, and its report over logs. The CLI knows nothing els
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -138,6 +139,24 @@ def grid_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T
     for key_pairs in values.values():
         combos = [[*combo, pair] for combo in combos for pair in key_pairs]
     return [parse_arguments(fn, combo, flag) for combo in combos]
+
+
+def latest_runs(paths: Sequence[str]) -> list[str]:
+    """One log per run: logs of the same task, model and task arguments (a run killed and its resume, or a
+    rerun) count once, as the latest log that completed, else the latest one; order of first appearance kept."""
+    from inspect_ai.log import read_eval_log
+
+    best: dict[str, tuple[tuple[bool, str], str]] = {}
+    order: list[str] = []
+    for path in paths:
+        header = read_eval_log(path, header_only=True)
+        key = json.dumps([header.eval.task, header.eval.model, header.eval.task_args], sort_keys=True, default=str)
+        rank = (header.status == "success", header.eval.created)
+        if key not in best:
+            order.append(key)
+        if key not in best or rank > best[key][0]:
+            best[key] = (rank, path)
+    return [best[key][1] for key in order]
 
 
 def log_paths(args: Sequence[str | Path]) -> list[str]:
