@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -376,3 +379,49 @@ def test_unknown_format_and_missing_path(tmp_path: Path) -> None:
         import_episodes("mastodon", [tmp_path])
     with pytest.raises(InputError, match="no such file or folder"):
         import_episodes("sibench", [tmp_path / "nope.json"])
+
+
+def test_reddit_answers_of_one_thread_in_any_order_rebuild_the_whole_tree(data: Path, tmp_path: Path) -> None:
+    folder = data / "reddit" / "n49rw"
+    answers = sorted(folder.glob("*.json"))
+    assert len(answers) == 236
+    shuffled = answers[:]
+    random.Random(7).shuffle(shuffled)
+    main = next(p for p in shuffled if p.name.startswith("000_"))
+    (by_folder,) = list(read_thread_json(folder))
+    (by_files,) = list(read_thread_json(shuffled[0], [p for p in shuffled[1:]]))
+    assert main in answers  # the thread's own answer need not come first
+
+    def canonical(t: Thread) -> Any:
+        gaps = sorted(json.dumps(g, sort_keys=True) for g in t.meta["gaps"])
+        return [n.model_dump() for n in t.traverse("thread")], gaps, t.meta["unavailable_comments"]
+
+    assert canonical(by_folder) == canonical(by_files)
+    thread = by_folder
+    assert len(thread) == 1 + 1428 and thread.repairs == () and thread.max_depth() == 11
+    assert len(thread.participants()) >= 900
+    # what is still listed as missing was never returned by any answer (the API leaves out deleted comments)
+    returned: set[str] = set()
+    stack: list[Any] = [json.loads(p.read_text()) for p in answers]
+    while stack:  # every comment (t1 thing) any answer holds
+        value = stack.pop()
+        if isinstance(value, dict):
+            if value.get("kind") == "t1":
+                returned.add(value["data"]["id"])
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    assert len(returned) == 1428
+    for gap in thread.meta["gaps"]:
+        assert gap["children"] and not set(gap["children"]) & returned
+    assert thread.meta["missing_comments"] == sum(g["count"] for g in thread.meta["gaps"]) < 20
+    # the command line takes the folder too
+    out = tmp_path / "n49rw.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "socialbench.cli", "import", "reddit-json", str(folder), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "wrote 1 episodes" in result.stderr

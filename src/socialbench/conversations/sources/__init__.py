@@ -64,7 +64,7 @@ def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], Im
 FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] = {
     "hn-algolia": lambda paths, o: read_algolia(*paths),
     "hn-firebase": lambda paths, o: read_firebase(*paths),
-    "reddit-json": lambda paths, o: read_thread_json(_single(paths, "reddit-json"), o.morechildren),
+    "reddit-json": lambda paths, o: read_thread_json(paths[0], [*paths[1:], *o.morechildren]),
     "pushshift": lambda paths, o: read_pushshift(
         *paths,
         subreddits=o.subreddits or None,

@@ -72,35 +72,13 @@ def _gap(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_thread_json(
-    path: str | Path,
-    morechildren: Iterable[str | Path] = (),
-    *,
-    policy: IntegrityPolicy = "repair",
-) -> Iterator[Thread]:
-    """The thread of a `/comments/<id>.json` answer.
-
-    `more` stubs are not dropped: each becomes a *gap* in ``thread.meta["gaps"]`` (parent id, count of
-    hidden comments, their ids) and ``thread.meta["missing_comments"]`` totals them. A `morechildren`
-    answer for the same thread fills gaps: its comments are added and the ids it supplies leave the gaps.
-    """
-    path = Path(path)
-    doc = load_json(path)
-    if not (isinstance(doc, list) and len(doc) == 2 and all(isinstance(x, dict) for x in doc)):
-        raise InputError(path, "expected a two-Listing array [post listing, comment listing]")
-    try:
-        post = doc[0]["data"]["children"][0]
-        comments = doc[1]["data"]["children"]
-    except (KeyError, IndexError, TypeError):
-        raise InputError(path, "not a Reddit thread: missing data.children in the Listings") from None
-    if post.get("kind") != "t3":
-        raise InputError(path, f"first Listing should hold a t3 post, got {post.get('kind')!r}")
-    root = _post_node(post["data"], path, {"record": "post"})
-    nodes = [root]
-    gaps: list[dict[str, Any]] = []
-    stack: list[dict[str, Any]] = list(reversed(comments))
+def _walk(listing: list[Any], path: Path, nodes: list[Node], gaps: list[dict[str, Any]], known: set[str]) -> None:
+    """Add the comments of a (nested) comment listing; `more` stubs become gaps. Iterative: depth is unbounded."""
+    stack: list[Any] = list(reversed(listing))
     while stack:
         thing = stack.pop()
+        if not isinstance(thing, dict):
+            raise InputError(path, f"a listing child should be an object, got {type(thing).__name__}")
         kind, data = thing.get("kind"), thing.get("data")
         if not isinstance(data, dict):
             raise InputError(path, f"a {kind!r} thing without a data object")
@@ -109,20 +87,90 @@ def read_thread_json(
             continue
         if kind != "t1":
             raise InputError(path, f"unexpected thing kind {kind!r}", record=str(data.get("id")))
-        nodes.append(_comment_node(data, path, {"record": str(data.get("id"))}))
+        node = _comment_node(data, path, {"record": str(data.get("id"))})
+        if node.id not in known:
+            nodes.append(node)
+            known.add(node.id)
         replies = data.get("replies")
         if isinstance(replies, dict):
             stack.extend(reversed(replies.get("data", {}).get("children", [])))
 
-    for extra in map(Path, morechildren):
-        answer = load_json(extra)
+
+def _two_listings(doc: Any) -> bool:
+    return isinstance(doc, list) and len(doc) == 2 and all(isinstance(x, dict) for x in doc)
+
+
+def _listing_parts(doc: Any, path: Path) -> tuple[dict[str, Any], list[Any]]:
+    try:
+        post = doc[0]["data"]["children"][0]
+        comments = doc[1]["data"]["children"]
+    except (KeyError, IndexError, TypeError):
+        raise InputError(path, "not a Reddit thread: missing data.children in the Listings") from None
+    if not isinstance(post, dict) or post.get("kind") != "t3" or not isinstance(post.get("data"), dict):
+        kind = post.get("kind") if isinstance(post, dict) else type(post).__name__
+        raise InputError(path, f"first Listing should hold a t3 post, got {kind!r}")
+    if not isinstance(comments, list):
+        raise InputError(path, "the comment Listing's children should be a list")
+    return post, comments
+
+
+def _answer_files(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    return files
+
+
+def read_thread_json(
+    path: str | Path,
+    morechildren: Iterable[str | Path] = (),
+    *,
+    policy: IntegrityPolicy = "repair",
+) -> Iterator[Thread]:
+    """One thread from the Reddit API's answers: the `/comments/<id>` answer, plus any number of
+    `/api/morechildren` answers and "continue this thread" answers (`/comments/<id>/_/<comment>`, a listing
+    rooted at a deep comment), given as files or folders in any order (``path`` may be a folder of them all).
+
+    `more` stubs are not dropped: each becomes a *gap* in ``thread.meta["gaps"]`` (parent id, count of hidden
+    comments, their ids) and ``thread.meta["missing_comments"]`` totals them; comments supplied by the other
+    answers fill the gaps.
+    """
+    answers = [(f, load_json(f)) for f in _answer_files([path, *morechildren])]
+    listings = [(f, doc) for f, doc in answers if _two_listings(doc)]
+    if not listings:
+        raise InputError(path, "expected a two-Listing array [post listing, comment listing] among the answers")
+    parts = [(f, *_listing_parts(doc, f)) for f, doc in listings]
+    # the thread's own answer: its top-level comments reply to the post (a continuation's reply to a comment)
+    main = next(
+        (x for x in parts if all(str(c.get("data", {}).get("parent_id", "")).startswith("t3_") for c in x[2])),
+        parts[0],
+    )
+    main_path, post, comments = main
+    root = _post_node(post["data"], main_path, {"record": "post"})
+    nodes: list[Node] = [root]
+    known = {root.id}
+    gaps: list[dict[str, Any]] = []
+    _walk(comments, main_path, nodes, gaps, known)
+    from_main = len(nodes)
+    for f, other_post, other_comments in parts:
+        if f == main_path:
+            continue
+        if other_post["data"].get("id") != root.id:
+            raise InputError(f, f"answer for thread {other_post['data'].get('id')!r}, not {root.id!r}")
+        _walk(other_comments, f, nodes, gaps, known)
+    for extra, answer in answers:
+        if _two_listings(answer):
+            continue
         try:
             things = answer["json"]["data"]["things"]
         except (KeyError, TypeError):
             raise InputError(extra, "not a morechildren answer: missing json.data.things") from None
-        known = {n.id for n in nodes}
+        if not isinstance(things, list):
+            raise InputError(extra, "json.data.things should be a list")
         for i, thing in enumerate(things):
-            data = thing.get("data", {})
+            data = thing.get("data", {}) if isinstance(thing, dict) else None
+            if not isinstance(data, dict):
+                raise InputError(extra, "a thing without a data object", record=str(i))
             if thing.get("kind") == "more":
                 gaps.append(_gap(data))
                 continue
@@ -133,13 +181,24 @@ def read_thread_json(
             if node.id not in known:
                 nodes.append(node)
                 known.add(node.id)
-        # a gap is filled once every comment id it listed is known; "continue this thread" stubs list none
-        for gap in gaps:
-            listed = gap["children"]
-            gap["children"] = [c for c in listed if c not in known]
-            filled = len(listed) - len(gap["children"])
-            gap["count"] = max(gap["count"] - filled, len(gap["children"])) if gap["children"] else 0
-        gaps = [g for g in gaps if g["count"] or g["children"]]
+    # A gap is filled when the other answers supplied the comments it listed. The API leaves out listed comments
+    # that no longer exist (deleted), so a gap some of whose comments arrived counts as expanded and its
+    # never-returned ids as unavailable. "Continue this thread" stubs list and count none: they stay as gaps
+    # until a continuation answer supplies replies under their parent.
+    unavailable = 0
+    continued = {n.parent_id for n in nodes[from_main:]}  # parents whose replies came from the other answers
+    open_gaps = []
+    for gap in gaps:
+        listed = gap["children"]
+        remaining = [c for c in listed if c not in known]
+        if not listed:  # a "continue this thread" stub
+            if gap["parent_id"] not in continued:
+                open_gaps.append(gap)
+        elif len(remaining) < len(listed):  # expanded: what did not come back no longer exists
+            unavailable += len(remaining)
+        else:
+            open_gaps.append(gap)
+    gaps = open_gaps
 
     missing = sum(g["count"] for g in gaps)
     yield Thread.build(
@@ -153,6 +212,7 @@ def read_thread_json(
             "subreddit": post["data"].get("subreddit"),
             "gaps": gaps,
             "missing_comments": missing,
+            "unavailable_comments": unavailable,
         },
         policy=policy,
     )
