@@ -47,12 +47,6 @@ class ImportOptions:
     on_bytes: Callable[[int], None] | None = None
 
 
-def _single(paths: Sequence[str], fmt: str) -> str:
-    if len(paths) != 1:
-        raise InputError(", ".join(paths) or "(none)", f"format {fmt!r} takes exactly one path")
-    return paths[0]
-
-
 def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], ImportOptions], Iterator[Any]]:
     def read(paths: Sequence[str], _: ImportOptions) -> Iterator[Any]:
         for p in paths:
