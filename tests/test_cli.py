@@ -224,7 +224,7 @@ def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Pa
     assert re.search(r"full\s*│\s*0\.0 \[0\.0, 0\.0\] \(n=2\)", result.stdout), result.stdout
     assert re.search(r"question-only \(diagnostic\)", result.stdout)
     assert f"2 logs in {tmp_path}" in result.stdout.replace("\n", "")
-    # run again with --resume: the eval set is complete, nothing is asked again
+    # run again with --resume: the eval set is already complete, so no new log is written
     again = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
     assert again.returncode == 0 and len(list(tmp_path.glob("*.eval"))) == 2
 

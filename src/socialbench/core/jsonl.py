@@ -61,14 +61,15 @@ def read_models(path: str | Path, model: type[M], what: str = "file", id_field: 
 
 
 @contextmanager
-def atomic_writer(path: str | Path) -> Iterator[IO[str]]:
+def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only when the block succeeds,
-    so a crash or a bad record never leaves a half-written file or clobbers the previous one."""
+    so a crash or a bad record never leaves a half-written file or clobbers the previous one. UTF-8 text by
+    default; ``binary=True`` gives a bytes handle."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

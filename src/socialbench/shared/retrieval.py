@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..conversations.model import Thread
+from ..core.jsonl import atomic_writer
 from .embeddings import DEFAULT_EMBEDDER, load_embedder
 
 Retriever = Literal["bm25", "dense"]
@@ -101,11 +101,8 @@ def passage_embeddings(docs: Corpus, embedder: str = DEFAULT_EMBEDDER) -> np.nda
     else:
         CACHE_STATS["dense_miss"] += 1
         vectors = model.encode(list(docs.texts), kind="passage").cpu().numpy()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy.tmp")  # atomic: temp file, then rename
-        with os.fdopen(fd, "wb") as handle:
+        with atomic_writer(path, binary=True) as handle:
             np.save(handle, vectors)
-        os.replace(tmp, path)
     _DENSE[key] = vectors
     return np.asarray(vectors)
 

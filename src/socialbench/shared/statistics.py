@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,3 +28,8 @@ def bootstrap_ci(
         random_state=np.random.default_rng(seed),
     )
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
+def percent(value: float | None) -> str:
+    """A share as a percentage with one decimal; "-" when there is no value (nothing asked or judged), never 0.0."""
+    return "-" if value is None or math.isnan(float(value)) else f"{100 * float(value):.1f}"

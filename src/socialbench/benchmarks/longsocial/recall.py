@@ -52,10 +52,6 @@ def evidence_recall(
     return out
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
-
 def recall(
     console: Console,
     as_json: bool = False,

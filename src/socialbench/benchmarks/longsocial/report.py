@@ -25,6 +25,7 @@ from scipy.stats import spearmanr
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...shared.statistics import bootstrap_ci
+from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES
 from .scorer import OVERLENGTH, UNPARSED
 from .workflows import WORKFLOWS
@@ -82,10 +83,6 @@ def c_mac_text(rows: list[dict[str, Any]]) -> str:
         else ""
     )
     return f"- (no asked items for {', '.join(missing)}{partial})"
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{100 * value:.1f}"
 
 
 def _ci(line: dict[str, Any]) -> str:

@@ -49,7 +49,6 @@ class Env:
     model: Model
     context_limit: int | None = None
     embedder: str = DEFAULT_EMBEDDER
-    seed: int = 0
 
     async def count(self, text: str) -> int:
         return await self.model.api.count_text_tokens(text)
@@ -259,9 +258,11 @@ class LLMRetriever(Workflow):
             text = prompts.retriever_prompt(render_thread(thread, nodes=part), question.stem, question.options, self.k)
             output = await env.model.generate(text, config=GenerateConfig(max_tokens=160))
             replies.append(output.completion)
+            shown = {n.id for n in part}
             for short in re.findall(r"\bc\d+\b", output.completion):
-                if short in by_short and by_short[short] not in chosen and by_short[short] in {n.id for n in part}:
-                    chosen.append(by_short[short])
+                node_id = by_short.get(short)
+                if node_id is not None and node_id in shown and node_id not in chosen:
+                    chosen.append(node_id)
         chosen = chosen[: self.k * max(1, len(parts))]
         info: dict[str, Any] = {"chosen": [short_ids(thread)[i] for i in chosen], "chunks": len(parts)}
         if not chosen:  # nothing usable named: answer over the whole discussion, and say so

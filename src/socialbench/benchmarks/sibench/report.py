@@ -10,13 +10,9 @@ from inspect_ai.log import EvalLog
 from rich.console import Console
 from rich.table import Table
 
+from ...shared.statistics import percent as _pct
 from . import analysis
 from .judge import PROCESS_KEYS
-
-
-def _pct(value: Any) -> str:
-    """A share as a percentage; "-" when there is none (nothing judged), never 0.0."""
-    return "-" if value is None or value != value else f"{100 * float(value):.1f}"
 
 
 def summarize(log: EvalLog, console: Console) -> None:
