@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
 
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import EmbeddedLlama
@@ -127,3 +128,30 @@ def test_sibench_smoke_on_the_embedded_model(tmp_path: Path) -> None:
         else:  # nothing readable: counted as unparsed, never judged, scored 0
             assert flags == (1.0, 0.0) and value["reply"] == 0.0  # type: ignore[index]
             assert sample.metadata["parse_problems"]
+
+
+def test_calls_are_served_in_the_order_they_arrive(model: Model, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many samples run at once; serving them out of order would put another episode's item between two items
+    of one episode and evict the shared prefix from the KV cache."""
+    api = model.api
+    assert isinstance(api, EmbeddedLlama)
+    served: list[str] = []
+    real = api._generate
+
+    def slow(messages: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
+        served.append(messages[-1].text)
+        time.sleep(0.05)  # long enough for every other call to be waiting
+        return real(messages, config)
+
+    monkeypatch.setattr(api, "_generate", slow)
+
+    async def many() -> None:
+        await asyncio.gather(
+            *(
+                model.generate([ChatMessageUser(content=f"item {n}")], config=GenerateConfig(max_tokens=1))
+                for n in range(12)
+            )
+        )
+
+    asyncio.run(many())
+    assert served == [f"item {n}" for n in range(12)]
