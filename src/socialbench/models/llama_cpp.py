@@ -87,7 +87,7 @@ class EmbeddedLlama(ModelAPI):
             raise FileNotFoundError(f"GGUF model file not found: {path}")
         self.model_path = path
         self.chat = chat
-        # llama.cpp's CPU flash attention nearly doubles prefill of long prompts (13.6K tokens: 193 -> 372 tok/s
+        # llama.cpp's CPU flash attention doubles prefill of long prompts (13,655 tokens: 190 -> 395 tok/s
         # on 2 cores, docs/benchmarks.md); -M flash_attn=false turns it off
         model_args.setdefault("flash_attn", True)
         self.load_policy = load_policy(extra_bufts=extra_bufts)
