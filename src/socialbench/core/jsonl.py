@@ -19,9 +19,10 @@ from .errors import InputError
 M = TypeVar("M", bound=BaseModel)
 
 
-def _decode(path: Path, data: bytes, line: int) -> str:
+def decode(path: str | Path, data: bytes, line: int | None = None) -> str:
+    """UTF-8 text (a leading BOM dropped); bad bytes are an `InputError` naming the file, line and offset."""
     try:
-        return data.decode("utf-8-sig" if line == 1 else "utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
 
@@ -39,7 +40,7 @@ def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]
         raise InputError(path, "permission denied") from None
     with handle:
         for lineno, raw in enumerate(handle, 1):
-            text = _decode(path, raw, lineno)
+            text = decode(path, raw, lineno)
             if not text.strip():
                 continue
             try:

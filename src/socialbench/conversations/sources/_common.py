@@ -15,6 +15,7 @@ import zstandard
 from bs4 import BeautifulSoup
 
 from ...core.errors import InputError
+from ...core.jsonl import decode
 
 # Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
 _ZSTD_MAX_WINDOW = 2**31
@@ -43,13 +44,6 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise InputError(path, "is a folder, expected a file") from None
     return decode(path, data)
-
-
-def decode(path: Path, data: bytes, line: int | None = None) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
 
 
 def load_json(path: Path) -> Any:
@@ -136,7 +130,7 @@ def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, **where: Any) -> Any:
-    """Return ``obj[key]`` checked against ``kind``; a missing field or a wrong type is a InputError."""
+    """Return ``obj[key]`` checked against ``kind``; a missing field or a wrong type is an InputError."""
     if not isinstance(obj, dict):
         raise InputError(path, f"expected a JSON object, got {type(obj).__name__}", **where)
     if key not in obj:
