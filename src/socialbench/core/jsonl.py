@@ -4,13 +4,15 @@ writes that are atomic (a temporary file beside the target, renamed into place o
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -28,27 +30,33 @@ def decode(path: str | Path, data: bytes, line: int | None = None) -> str:
 
 
 def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]]:
-    """``(line_number, parsed JSON value)`` for each non-blank line; streamed, so files of any size work."""
+    """``(line_number, parsed JSON value)`` for each non-blank line (plain or ``.gz``); streamed, so files of
+    any size work."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, f"{what} not found")
     if path.is_dir():
         raise InputError(path, f"is a folder, expected a {what}")
     try:
-        handle = path.open("rb")
+        handle = cast(IO[bytes], gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb"))  # noqa: SIM115
     except PermissionError:
         raise InputError(path, "permission denied") from None
     with handle:
-        for lineno, raw in enumerate(handle, 1):
-            text = decode(path, raw, lineno)
-            if not text.strip():
-                continue
-            try:
-                yield lineno, json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
-            except RecursionError:
-                raise InputError(path, "JSON nested too deeply", line=lineno) from None
+        lineno = 0
+        try:
+            for lineno, raw in enumerate(handle, 1):
+                text = decode(path, raw, lineno)
+                if not text.strip():
+                    continue
+                try:
+                    value = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+                except RecursionError:
+                    raise InputError(path, "JSON nested too deeply", line=lineno) from None
+                yield lineno, value
+        except (gzip.BadGzipFile, EOFError) as exc:  # a corrupt or truncated .gz file
+            raise InputError(path, f"not a complete gzip file ({exc})", line=lineno + 1) from None
 
 
 def read_models(path: str | Path, model: type[M], what: str = "file", id_field: str = "id") -> Iterator[tuple[int, M]]:
@@ -65,15 +73,22 @@ def read_models(path: str | Path, model: type[M], what: str = "file", id_field: 
 def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only when the block succeeds,
     so a crash or a bad record never leaves a half-written file or clobbers the previous one. UTF-8 text by
-    default; ``binary=True`` gives a bytes handle."""
+    default; ``binary=True`` gives a bytes handle; a ``.gz`` path is written gzip-compressed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "wb") as raw:
+            # mtime=0: the same content always gives the same compressed bytes
+            packed = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if path.suffix == ".gz" else None
+            out = cast(IO[bytes], packed or raw)
+            handle: IO[Any] = out if binary else io.TextIOWrapper(out, encoding="utf-8")
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if packed is not None:
+                packed.close()  # writes the gzip trailer; ``raw`` stays open
+            raw.flush()
+            os.fsync(raw.fileno())
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:

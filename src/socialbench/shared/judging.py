@@ -75,10 +75,12 @@ class PairOutcome:
 
 
 class Judge:
-    """A grader model (inspect role ``grader``), resolved once, asked for validated JSON verdicts."""
+    """A model in an inspect role (``grader`` by default; PerSo's item writer uses ``generator``), resolved once,
+    asked for validated JSON answers."""
 
-    def __init__(self, role: str = "grader", retries: int = 2, max_tokens: int = 1024) -> None:
+    def __init__(self, role: str = "grader", retries: int = 2, max_tokens: int = 1024, system: str = SYSTEM) -> None:
         self.role = role
+        self.system = system
         self.retries = retries
         self.max_tokens = max_tokens
         self._model: Model | None = None
@@ -91,8 +93,8 @@ class Judge:
                 if not _role_unbound(exc, self.role):
                     raise
                 logger.warning(
-                    "no %s model role given: the model under test judges its own outputs "
-                    "(use --model-role %s=MODEL for an independent judge)",
+                    "no %s model role given: the model under test plays it "
+                    "(use --model-role %s=MODEL for an independent model)",
                     self.role,
                     self.role,
                 )
@@ -102,7 +104,7 @@ class Judge:
     async def ask(self, prompt: str, validate: Callable[[Any], V]) -> tuple[V | None, list[str]]:
         """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format."""
         problems: list[str] = []
-        messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=prompt)]
+        messages: list[ChatMessage] = [ChatMessageSystem(content=self.system), ChatMessageUser(content=prompt)]
         config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens)
         for _attempt in range(self.retries + 1):
             output = await self.model().generate(messages, config=config)

@@ -24,10 +24,11 @@ from scipy.stats import spearmanr
 
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
+from ...shared.metrics import OVERLENGTH
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES
-from .scorer import OVERLENGTH, UNPARSED
+from .scorer import UNPARSED
 from .workflows import WORKFLOWS
 
 PAPER_PLATFORMS = {"hn": "Hacker News", "stackexchange": "Stack Exchange", "reddit_cmv": "r/ChangeMyView"}

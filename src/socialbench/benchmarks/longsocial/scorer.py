@@ -1,8 +1,8 @@
 """Scoring of multiple-choice answers and the metrics LongSocialBench reports (Tables 3, 13, 14).
 
-Over-length items are skipped before any call and are not "asked": they are left out of accuracy (and counted
-by `overlength`). Every accuracy is NaN, shown as "-", when nothing was asked. Per-capability and per-platform
-accuracy come from inspect's `grouped()`.
+Accuracy, its CI and the over-length count are the shared ones (`socialbench.shared.metrics`): over-length items
+are skipped before any call, left out of accuracy and counted. Per-capability and per-platform accuracy come from
+inspect's `grouped()`.
 """
 
 from __future__ import annotations
@@ -16,54 +16,12 @@ from pydantic import BaseModel
 
 from ...shared.answers import extract_letter, letter_from_logprobs
 from ...shared.judging import Judge
-from ...shared.statistics import bootstrap_ci
+from ...shared.metrics import OVERLENGTH, accuracy, asked, asked_items, ci95_high, ci95_low, correct, overlength
 from .items import CAPABILITIES, LETTERS
 
-ANSWERED, UNPARSED, UNJUDGED, OVERLENGTH = "answered", "unparsed", "unjudged", "overlength"
+ANSWERED, UNPARSED, UNJUDGED = "answered", "unparsed", "unjudged"
 ANSWER_MODE = "answer_mode"
 NAN = float("nan")
-
-
-def asked(scores: list[SampleScore]) -> list[SampleScore]:
-    """Scores of items the model was asked (over-length items were skipped and are reported apart)."""
-    return [s for s in scores if (s.score.metadata or {}).get("status") != OVERLENGTH]
-
-
-def correct(scores: list[SampleScore]) -> list[float]:
-    return [float(s.score.as_float()) for s in asked(scores)]
-
-
-@metric
-def accuracy() -> Metric:
-    """Accuracy over asked items (unparsed answers count as wrong); NaN when nothing was asked."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = correct(scores)
-        return statistics.fmean(values) if values else NAN
-
-    return compute
-
-
-@metric
-def ci95_low() -> Metric:
-    """Lower bound of the percentile bootstrap 95% CI of accuracy (B=1000, paper Table 16)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = correct(scores)
-        return bootstrap_ci(values)[0] if values else NAN
-
-    return compute
-
-
-@metric
-def ci95_high() -> Metric:
-    """Upper bound of the percentile bootstrap 95% CI of accuracy."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = correct(scores)
-        return bootstrap_ci(values)[1] if values else NAN
-
-    return compute
 
 
 def capability_accuracy(scores: list[SampleScore]) -> dict[str, float]:
@@ -88,31 +46,11 @@ def c_mac() -> Metric:
 
 
 @metric
-def asked_items() -> Metric:
-    """Number of items the model was asked."""
-
-    def compute(scores: list[SampleScore]) -> int:
-        return len(asked(scores))
-
-    return compute
-
-
-@metric
 def unparsed() -> Metric:
     """Number of asked items whose answer named no letter (scored wrong)."""
 
     def compute(scores: list[SampleScore]) -> int:
         return sum(1 for s in asked(scores) if (s.score.metadata or {}).get("status") == UNPARSED)
-
-    return compute
-
-
-@metric
-def overlength() -> Metric:
-    """Number of items skipped because their prompt exceeds the model's context."""
-
-    def compute(scores: list[SampleScore]) -> int:
-        return sum(1 for s in scores if (s.score.metadata or {}).get("status") == OVERLENGTH)
 
     return compute
 

@@ -22,8 +22,9 @@ from ...conversations.model import Node, Thread
 from ...conversations.store import read_episodes
 from ...core.errors import InputError
 from ...shared.embeddings import load_embedder
+from ...shared.metrics import OVERLENGTH
 from .items import LETTERS, Item, check_items, load_items
-from .scorer import ANSWER_MODE, OVERLENGTH, choice_letter, open_answer_judge
+from .scorer import ANSWER_MODE, choice_letter, open_answer_judge
 from .workflows import Env, Question, Workflow, get_workflow
 
 AnswerMode = Literal["auto", "generate", "logprobs"]

@@ -10,12 +10,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-import krippendorff
-import numpy as np
 from pydantic import BaseModel, ValidationError, field_validator
 
 from ...core.errors import InputError
 from ...core.jsonl import read_jsonl
+from ...shared.agreement import krippendorff_alpha
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 
 DIMENSIONS = {d.key for d in [*PROCESS_RUBRIC.dimensions, *REPLY_RUBRIC.dimensions]}
@@ -99,12 +98,10 @@ def agreement(
 ) -> float:
     """Krippendorff's alpha over annotators x (dialogue, dimension) units (missing ratings allowed)."""
     rows = [s for s in scores if dimension is None or s.dimension == dimension]
-    annotators = sorted({s.annotator for s in rows})
-    units = sorted({(s.dialogue, s.dimension) for s in rows})
-    if len(annotators) < 2 or not units:
+    annotators = {s.annotator for s in rows}
+    if len(annotators) < 2 or not rows:
         raise ValueError("agreement needs at least two annotators and one rated unit")
-    col = {u: i for i, u in enumerate(units)}
-    matrix = np.full((len(annotators), len(units)), np.nan)
+    ratings: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
     for s in rows:
-        matrix[annotators.index(s.annotator), col[(s.dialogue, s.dimension)]] = s.score
-    return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+        ratings[s.annotator][(s.dialogue, s.dimension)] = s.score
+    return krippendorff_alpha(ratings, level)

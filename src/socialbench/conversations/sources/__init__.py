@@ -14,6 +14,7 @@ from ...core.errors import InputError
 from ..model import Episode
 from ._common import ImportReport
 from .cmv import read_cmv
+from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
 from .reddit import read_pushshift, read_thread_json
@@ -28,6 +29,7 @@ __all__ = [
     "import_episodes",
     "read_algolia",
     "read_cmv",
+    "read_cmv_pairs",
     "read_convokit",
     "read_firebase",
     "read_pushshift",
@@ -70,6 +72,7 @@ FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] 
     "stackexchange": _each(read_stackexchange),
     "convokit": _each(read_convokit),
     "cmv": lambda paths, o: read_cmv(*paths),
+    "cmv-pairs": lambda paths, o: read_cmv_pairs(*paths),
     "sibench": _each(read_sibench),
 }
 

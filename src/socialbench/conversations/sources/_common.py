@@ -1,8 +1,10 @@
-"""What every importer shares: located errors, text decoding, JSON lines (plain or .zst), HTML to text, and
+"""What every importer shares: located errors, text decoding, JSON lines (plain, .zst, .bz2 or .gz), HTML to text, and
 an on-disk spool that groups a stream of records by key without holding the stream in memory."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
 import sqlite3
 import tempfile
@@ -76,7 +78,14 @@ def _zst_chunks(path: Path) -> Iterator[bytes]:
             raise InputError(path, "truncated zstd stream (the file ends inside a compressed frame)")
 
 
+_STDLIB_COMPRESSED: dict[str, Callable[..., Any]] = {".bz2": bz2.open, ".gz": gzip.open}
+
+
 def _raw_lines(path: Path) -> Iterator[bytes]:
+    if path.suffix in _STDLIB_COMPRESSED:
+        with _STDLIB_COMPRESSED[path.suffix](path, "rb") as compressed:
+            yield from compressed
+        return
     if path.suffix != ".zst":
         with path.open("rb") as handle:
             yield from handle

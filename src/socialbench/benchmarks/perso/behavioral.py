@@ -1,0 +1,183 @@
+"""PerSo behavioral task (§3.2.1): which of two replies changed the OP's view?
+
+The model rates each reply 1-4; the ratings must differ and the higher one is its choice; the gold is the reply
+that won the delta. Each pair is shown in both orders (or one seeded order), recorded per sample, so position bias
+(paper Fig. 2) is measured. A rating that breaks the rules is asked again a bounded number of times, then counted
+invalid (scored wrong), never guessed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Literal
+
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ...shared.answers import letter_from_logprobs
+from ...shared.metrics import accuracy, ci95_high, ci95_low, status
+from .data import Pair, words
+from .features import surface_features
+from .prompts import behavioral_prompt
+
+Orders = Literal["both", "seeded"]
+AnswerMode = Literal["auto", "generate", "logprobs"]
+RATINGS = ("1", "2", "3", "4")
+VALID, INVALID = "valid", "invalid"
+RATINGS_KEY = "perso:ratings"
+_RATING = {n: re.compile(rf"(?i)response\s*{n}\s*[:：=\-]?\s*\**\s*([0-9]+)") for n in (1, 2)}
+
+
+def orders_of(pair: Pair, orders: Orders, seed: int) -> list[bool]:
+    """Presentation orders (True = the delta reply first): both, or one drawn per pair from the seed."""
+    if orders == "both":
+        return [True, False]
+    return [random.Random(f"{seed}:{pair.id}").random() < 0.5]
+
+
+def record_to_sample(pair: Pair, winner_first: bool) -> Sample:
+    """One presentation of a pair; id ``thread:winner-loser:winner-first|loser-first``."""
+    first, second = (pair.winner, pair.loser) if winner_first else (pair.loser, pair.winner)
+    order = "winner-first" if winner_first else "loser-first"
+    return Sample(
+        id=f"{pair.id}:{order}",
+        input=behavioral_prompt(pair.post, first.reply.text, second.reply.text),
+        target="1" if winner_first else "2",
+        metadata={
+            "pair_id": pair.id,
+            "thread_id": pair.thread.id,
+            "source": pair.winner.source,
+            "winner_id": pair.winner.id,
+            "loser_id": pair.loser.id,
+            "order": order,
+            "winner_words": words(pair.winner.reply.text),
+            "loser_words": words(pair.loser.reply.text),
+            "winner_path_words": sum(words(n.text) for n in pair.winner.path),
+            "loser_path_words": sum(words(n.text) for n in pair.loser.path),
+            "length_ratio": pair.length_ratio(),
+            "winner_features": surface_features(pair.winner),
+            "loser_features": surface_features(pair.loser),
+        },
+    )
+
+
+def parse_ratings(text: str) -> tuple[tuple[int, int] | None, str | None]:
+    """``((r1, r2), None)`` or ``(None, problem)``: both ratings present, each 1-4, and different."""
+    found = []
+    for n in (1, 2):
+        matches = _RATING[n].findall(text)
+        if not matches:
+            return None, f"no rating for Response {n}"
+        found.append(int(matches[-1]))
+    r1, r2 = found
+    if not all(1 <= r <= 4 for r in found):
+        return None, f"ratings must be 1-4, got {r1} and {r2}"
+    if r1 == r2:
+        return None, f"the two ratings must differ, both are {r1}"
+    return (r1, r2), None
+
+
+async def _rate_by_logprobs(prompt: str) -> tuple[tuple[int, int] | None, str | None, ModelOutput]:
+    """For base models: the most probable rating token after "Response 1: ", then after "Response 2: " the most
+    probable rating among the other three (the rule that they differ is enforced, not guessed at)."""
+    model = get_model()
+    config = GenerateConfig(max_tokens=1, logprobs=True, top_logprobs=20, temperature=0.0)
+    # The trailing space matters: Gemma's tokenizer writes " 4" as " " + "4", so after "Response 1:" the most
+    # probable tokens are spaces and words; after "Response 1: " they are the digits (measured on the embedded model).
+    text = f"{prompt}\n\nResponse 1: "
+    output = await model.generate(text, config=config)
+    first = letter_from_logprobs(output, RATINGS)
+    if first is None:
+        return None, "no rating among the top next tokens after 'Response 1: '", output
+    output = await model.generate(f"{text}{first}\nResponse 2: ", config=config)
+    second = letter_from_logprobs(output, [r for r in RATINGS if r != first])
+    if second is None:
+        return None, "no different rating among the top next tokens after 'Response 2: '", output
+    return (int(first), int(second)), None, output
+
+
+@solver
+def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: int = 64) -> Solver:
+    """Ask for the two ratings; re-ask up to ``retries`` times naming what was wrong; record every attempt."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        mode = answer_mode
+        if mode == "auto":
+            from ...models.llama_cpp import EmbeddedLlama
+
+            api = get_model().api
+            mode = "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+        state.metadata["answer_mode"] = mode
+        problems: list[str] = []
+        ratings = None
+        if mode == "logprobs":
+            ratings, problem, state.output = await _rate_by_logprobs(state.input_text)
+            problems += [problem] if problem else []
+        else:
+            for _attempt in range(retries + 1):
+                state = await generate(state, max_tokens=max_tokens, temperature=0.0)
+                ratings, problem = parse_ratings(state.output.completion)
+                if ratings is not None:
+                    break
+                problems.append(str(problem))
+                state.messages.append(
+                    ChatMessageUser(
+                        content=f"Your answer was invalid ({problem}). Answer again with exactly two lines:\n"
+                        "Response 1: <rating 1-4>\nResponse 2: <rating 1-4>"
+                    )
+                )
+        state.store.set(RATINGS_KEY, list(ratings) if ratings else None)
+        state.metadata["rating_problems"] = problems
+        return state
+
+    return solve
+
+
+@metric
+def invalid() -> Metric:
+    """Number of samples whose ratings broke the rules after every re-ask (scored wrong)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in scores if status(s) == INVALID)
+
+    return compute
+
+
+@metric
+def first_choice_rate() -> Metric:
+    """Share of valid answers that chose the reply shown first (paper Fig. 2); NaN when none was valid."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        chosen = [s.score.answer for s in scores if status(s) == VALID]
+        return sum(c == "1" for c in chosen) / len(chosen) if chosen else float("nan")
+
+    return compute
+
+
+@scorer(metrics=[accuracy(), ci95_low(), ci95_high(), first_choice_rate(), invalid()])
+def persuasion_choice() -> Scorer:
+    """Correct when the higher-rated reply is the one that won the delta."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        ratings = state.store.get(RATINGS_KEY)
+        meta = {k: state.metadata[k] for k in ("pair_id", "order", "source")}
+        if not ratings:
+            problems = state.metadata.get("rating_problems") or []
+            return Score(
+                value=0,
+                answer=None,
+                explanation=f"invalid ratings: {'; '.join(problems)}"[:500],
+                metadata={**meta, "status": INVALID, "ratings": None},
+            )
+        choice = "1" if ratings[0] > ratings[1] else "2"
+        return Score(
+            value=int(choice == target.text),
+            answer=choice,
+            explanation=state.output.completion[:500],
+            metadata={**meta, "status": VALID, "ratings": ratings},
+        )
+
+    return score

@@ -1,0 +1,120 @@
+"""PerSo cognitive task (§3.2.2): forecast the OP's belief, emotion or intent after one persuader's response.
+
+The model sees the OP's post and the persuader's reply; the OP's answer, which holds the gold state, is withheld.
+Four options in a seeded order (stable per item). The letter is read from the answer text, or, for the embedded
+base model, from next-token log-probabilities.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from inspect_ai.dataset import Sample
+from inspect_ai.model import get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from ...conversations.model import Thread
+from ...shared.answers import extract_letter, letter_from_logprobs
+from ...shared.metrics import accuracy, ci95_high, ci95_low, status
+from .data import clean_post
+from .items import CognitiveItem
+from .prompts import cognitive_prompt
+
+LETTERS = ("A", "B", "C", "D")
+ANSWERED, UNPARSED = "answered", "unparsed"
+
+
+def shuffled(item: CognitiveItem, seed: int | None) -> tuple[list[str], str, list[int]]:
+    """Options in a seeded order (stable per item), the gold letter, and the permutation (-1 keeps the order)."""
+    order = list(range(4))
+    if seed is not None:
+        random.Random(f"{seed}:{item.id}").shuffle(order)
+    return [item.options[i] for i in order], LETTERS[order.index(item.gold)], order
+
+
+def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: int | None = 0) -> Sample:
+    thread = threads[item.thread_id]
+    options, gold, order = shuffled(item, seed)
+    return Sample(
+        id=item.id,
+        input=cognitive_prompt(clean_post(thread.root.text), thread.node(item.reply_id).text, item.question, options),
+        target=gold,
+        choices=options,
+        metadata={
+            "item_id": item.id,
+            "thread_id": item.thread_id,
+            "reply_id": item.reply_id,
+            "dimension": item.dimension,
+            "option_order": order,
+            "item_author": item.provenance.author,
+            "lint": item.lint,
+        },
+    )
+
+
+@solver
+def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        mode = answer_mode
+        if mode == "auto":
+            from ...models.llama_cpp import EmbeddedLlama
+
+            api = get_model().api
+            mode = "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+        state.metadata["answer_mode"] = mode
+        if mode == "logprobs":
+            return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+        return await generate(state, max_tokens=max_tokens, temperature=0.0)
+
+    return solve
+
+
+@metric
+def unparsed() -> Metric:
+    """Number of answers that named no option (scored wrong)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in scores if status(s) == UNPARSED)
+
+    return compute
+
+
+@metric
+def option_shares() -> Metric:
+    """Share of answers choosing each letter (paper §A.5); NaN each when nothing was parsed."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        chosen = [s.score.answer for s in scores if status(s) == ANSWERED]
+        return {x: (chosen.count(x) / len(chosen) if chosen else float("nan")) for x in LETTERS}
+
+    return compute
+
+
+@scorer(
+    metrics=[
+        accuracy(),
+        ci95_low(),
+        ci95_high(),
+        grouped(accuracy(), "dimension", all=False),
+        unparsed(),
+        option_shares(),
+    ]
+)
+def option_choice() -> Scorer:
+    """Correct when the chosen letter is the gold option's letter."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        if state.metadata.get("answer_mode") == "logprobs":
+            letter = letter_from_logprobs(state.output, LETTERS)
+        else:
+            letter = extract_letter(state.output.completion, LETTERS)
+        return Score(
+            value=int(letter == target.text),
+            answer=letter,
+            explanation=state.output.completion[:500],
+            metadata={"status": ANSWERED if letter else UNPARSED, "dimension": state.metadata["dimension"]},
+        )
+
+    return score

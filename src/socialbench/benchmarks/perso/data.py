@@ -1,0 +1,310 @@
+"""PerSo threads, their persuasion branches, and the paper's construction rules (PerSo §3.1).
+
+A PerSo thread is a ChangeMyView thread in the conversation model: the OP's post is the root, each root reply by
+someone else starts a *branch* (the persuader's reply, the OP's answer to it, and what follows). Any importer that
+yields such threads feeds PerSo: ``cmv-pairs`` (the Winning Arguments pair file: labels, scores, no OP replies),
+``cmv`` (delta-labelled exchanges with the OP's replies, no scores), and complete threads from ``reddit-json`` /
+``pushshift`` (labels inferred from the OP's ``∆`` / ``!delta`` or DeltaBot's confirmation).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ...conversations.model import Node, Thread
+from ...conversations.sources.cmv import has_delta
+from ...conversations.store import read_episodes
+from ...conversations.tokens import count_tokens
+from ...core.errors import InputError
+
+DIMENSIONS = ("belief", "emotion", "intent")
+OP_REPLY_MIN_TOKENS = 100
+"""PerSo §3.1: OP replies of at least 100 tokens (counted here with tiktoken's cl100k_base)."""
+PAPER_SAMPLE = 200
+LENGTH_RATIO_LIMIT = 4.97
+"""PerSo §A.8: pairs whose delta reply is more than 4.97x longer (in words) than the other are length outliers."""
+
+# ChangeMyView's moderator footnote, appended to every post of 2013-2016 ("Hello, users of CMV! ..."): it is not
+# the OP's words and is the same in every post, so it is cut before a post is shown or measured.
+_FOOTNOTE = re.compile(r"\s*_{3,}\s*(?:>|&gt;)\s*\*?Hello, users of CMV!.*\Z", re.S)
+_DELTABOT = re.compile(r"Confirmed:\s*1\s*delta awarded to\s*/?u/([\w-]+)", re.I)
+
+
+def data_dir() -> Path:
+    return Path(str(resources.files("socialbench") / "benchmarks" / "perso" / "data"))
+
+
+def default_threads() -> Path:
+    """The shipped PerSo threads: the Winning Arguments heldout pairs and the delta-labelled CMV exchanges."""
+    return data_dir() / "threads.jsonl.gz"
+
+
+def clean_post(text: str) -> str:
+    return _FOOTNOTE.sub("", text).strip()
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One persuader's branch of a thread."""
+
+    thread_id: str
+    reply: Node
+    """The persuader's root reply: the candidate response of the behavioral task, the body of the cognitive one."""
+    path: tuple[Node, ...]
+    """The persuader's comments in the branch, in thread order (the root reply first)."""
+    op_reply: Node | None
+    """The OP's answer to the root reply (holds the gold mental state); None when the source lacks it."""
+    delta: bool
+    won_by_first_reply: bool | None
+    """For a delta branch: was the delta awarded to the root reply itself? None when the source cannot tell."""
+    source: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.reply.id
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A behavioral instance: the OP's post, the branch that won a delta and one that did not."""
+
+    thread: Thread
+    winner: Branch
+    loser: Branch
+
+    @property
+    def id(self) -> str:
+        return f"{self.thread.id}:{self.winner.id}-{self.loser.id}"
+
+    @property
+    def post(self) -> str:
+        return clean_post(self.thread.root.text)
+
+    def length_ratio(self) -> float:
+        return words(self.winner.reply.text) / max(1, words(self.loser.reply.text))
+
+
+def _inferred_delta(thread: Thread, reply: Node, op: str | None) -> bool:
+    for node in thread.subtree(reply.id)[1:]:
+        if op and node.author == op and has_delta(node.text):
+            return True
+        match = _DELTABOT.search(node.text) if (node.author or "").lower() == "deltabot" else None
+        if match and match.group(1).lower() == (reply.author or "").lower():
+            return True
+    return False
+
+
+def branches(thread: Thread) -> list[Branch]:
+    """The persuasion branches of a thread: root replies with text by someone other than the OP."""
+    op = thread.root.author
+    out = []
+    for reply in thread.root_replies():
+        gone = reply.deleted or reply.removed or reply.text.strip() in ("", "[deleted]", "[removed]")
+        if gone or (op is not None and reply.author == op):
+            continue
+        children = thread.children(reply.id)
+        op_reply = next(
+            (
+                c
+                for c in children
+                if op is not None and c.author == op and c.text.strip() and "unavailable" not in c.meta
+            ),
+            None,
+        )
+        label = reply.meta.get("delta")
+        delta = bool(label) if label is not None else _inferred_delta(thread, reply, op)
+        if "path" in reply.meta:
+            path = tuple(thread.node(i) for i in reply.meta["path"])
+        else:
+            path = tuple(n for n in thread.subtree(reply.id) if n.author == reply.author)
+        if not delta:
+            first: bool | None = None
+        elif "delta_comment" in reply.meta:
+            first = reply.meta["delta_comment"] == reply.id
+        elif op_reply is not None:
+            first = has_delta(op_reply.text)
+        else:
+            first = None
+        out.append(Branch(thread.id, reply, path, op_reply, delta, first, str(thread.meta.get("source", ""))))
+    return out
+
+
+def candidate_pairs(thread: Thread) -> list[Pair]:
+    """The source's matched pairs where it has them (``thread.meta["pairs"]``), else every delta x non-delta."""
+    by_id = {b.id: b for b in branches(thread)}
+    if "pairs" in thread.meta:
+        return [
+            Pair(thread, by_id[w], by_id[lo])
+            for w, lo in thread.meta["pairs"]
+            if w in by_id and lo in by_id and by_id[w].delta and not by_id[lo].delta
+        ]
+    wins = [b for b in by_id.values() if b.delta]
+    others = [b for b in by_id.values() if not b.delta]
+    return [Pair(thread, w, lo) for w in wins for lo in others]
+
+
+@cache
+def _language(text: str) -> str:
+    import langid  # offline: the model ships inside the package
+
+    return str(langid.classify(text)[0])
+
+
+def _english(pair: Pair) -> bool | None:
+    return all(_language(t[:3000]) == "en" for t in (pair.post, pair.winner.reply.text, pair.loser.reply.text))
+
+
+def _single_turn(pair: Pair) -> bool | None:
+    return pair.winner.won_by_first_reply
+
+
+def _approval(pair: Pair) -> bool | None:
+    a, b = pair.winner.reply.score, pair.loser.reply.score
+    return None if a is None or b is None else a > b
+
+
+def _op_replies(pair: Pair) -> bool | None:
+    replies = [b.op_reply for b in (pair.winner, pair.loser) if b.op_reply is not None]
+    if not replies:
+        return None
+    return len(replies) == 2 and all(count_tokens(r.text) >= OP_REPLY_MIN_TOKENS for r in replies)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    description: str
+    check: Callable[[Pair], bool | None]
+    """True passes, False fails, None: the source cannot tell (the pair passes; counted as not applicable)."""
+
+
+RULES = (
+    Rule(
+        "single-turn",
+        "the delta was awarded to the persuader's first reply (single-turn exchange, PerSo Limitations)",
+        _single_turn,
+    ),
+    Rule("english", "the post and both replies are English (langid.py)", _english),
+    Rule("approval", "the delta reply has the higher community score (§3.1)", _approval),
+    Rule(
+        "op-replies",
+        f"the OP answered both persuaders with at least {OP_REPLY_MIN_TOKENS} cl100k tokens (§3.1)",
+        _op_replies,
+    ),
+)
+
+
+@dataclass
+class RuleCount:
+    name: str
+    description: str
+    threads: int
+    not_applicable: int = 0
+
+
+@dataclass
+class Construction:
+    pairs: list[Pair]
+    """One pair per qualifying thread, in thread order."""
+    counts: list[RuleCount] = field(default_factory=list)
+
+
+def construct(threads: Iterable[Thread], seed: int = 0) -> Construction:
+    """Apply the construction rules in order and keep one delta / non-delta pair per thread (seeded). ``counts``
+    gives the threads left after each rule and how many of them passed only because the source cannot tell."""
+    threads = list(threads)
+    counts = [RuleCount("threads", "threads imported", len(threads))]
+    surviving = {t.id: candidate_pairs(t) for t in threads}
+    surviving = {k: v for k, v in surviving.items() if v}
+    counts.append(RuleCount("contrasting", "a branch that won a delta and one that won none (§3.1)", len(surviving)))
+    for rule in RULES:
+        verdicts = {k: [(p, rule.check(p)) for p in pairs] for k, pairs in surviving.items()}
+        surviving = {k: [p for p, ok in v if ok is not False] for k, v in verdicts.items()}
+        surviving = {k: v for k, v in surviving.items() if v}
+        unknown = sum(1 for k in surviving if all(ok is None for _, ok in verdicts[k]))
+        counts.append(RuleCount(rule.name, rule.description, len(surviving), unknown))
+    chosen = []
+    for thread in threads:
+        pairs = sorted(surviving.get(thread.id, []), key=lambda p: p.id)
+        if pairs:
+            chosen.append(random.Random(f"{seed}:{thread.id}").choice(pairs))
+    counts.append(RuleCount("one-pair", "one delta and one non-delta branch per thread (seeded choice)", len(chosen)))
+    return Construction(chosen, counts)
+
+
+def subset_pairs(pairs: Sequence[Pair], subset: str, seed: int = 0) -> list[Pair]:
+    """``all`` or a number of threads drawn at random (seeded; PerSo samples 200), kept in thread order."""
+    if subset == "all":
+        return list(pairs)
+    try:
+        n = int(subset)
+    except ValueError:
+        raise ValueError(f"subset must be 'all' or a number of threads, got {subset!r}") from None
+    if n <= 0:
+        raise ValueError(f"subset must be positive, got {n}")
+    if n >= len(pairs):
+        return list(pairs)
+    keep = set(random.Random(seed).sample(range(len(pairs)), n))
+    return [p for i, p in enumerate(pairs) if i in keep]
+
+
+def load_threads(path: str | Path | None = None) -> list[Thread]:
+    """PerSo threads from an episodes JSONL (plain or .gz; default: the shipped threads)."""
+    target = Path(path) if path else default_threads()
+    out = []
+    for episode in read_episodes(target):
+        if not isinstance(episode, Thread):
+            raise InputError(target, f"episode {episode.id} is a dialogue; PerSo needs ChangeMyView threads")
+        out.append(episode)
+    return out
+
+
+@cache
+def _constructed(path: str, modified: float, seed: int) -> Construction:
+    return construct(load_threads(path), seed)
+
+
+def load_pairs(threads: str | None = None, subset: str = "200", seed: int = 0) -> tuple[Construction, list[Pair]]:
+    """The constructed pairs of a threads file (computed once per file version and seed) and the chosen subset."""
+    target = Path(threads) if threads else default_threads()
+    if not target.exists():
+        raise InputError(target, "threads file not found")
+    built = _constructed(str(target), target.stat().st_mtime, seed)
+    return built, subset_pairs(built.pairs, subset, seed)
+
+
+def construction_report(console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0) -> None:
+    """Threads left after each construction rule (§3.1), per source and overall, and how many passed a rule
+    only because their source cannot tell (``-A threads=FILE`` for your own threads)."""
+    loaded = load_threads(threads)
+    sources = sorted({str(t.meta.get("source", "?")) for t in loaded})
+    results = {src: construct([t for t in loaded if t.meta.get("source", "?") == src], seed) for src in sources}
+    results["all"] = construct(loaded, seed)
+    if as_json:
+        console.print_json(data={k: [vars(c) for c in v.counts] for k, v in results.items()})
+        return
+    table = Table(title=f"PerSo construction: threads left after each rule (seed {seed}; n/a = the source cannot tell)")
+    table.add_column("rule")
+    table.add_column("description")
+    for name in results:
+        table.add_column(name, justify="right")
+    for i, count in enumerate(results["all"].counts):
+        cells = []
+        for built in results.values():
+            c = built.counts[i]
+            cells.append(f"{c.threads}" + (f" ({c.not_applicable} n/a)" if c.not_applicable else ""))
+        table.add_row(count.name, count.description, *cells)
+    console.print(table)

@@ -1,0 +1,213 @@
+"""PerSo's LLM-in-the-loop item generation (§3.1, §A.9) as an inspect task, and the export of its items.
+
+One sample per persuader branch of the constructed pairs whose OP answered (two per thread: one per persuader).
+The ``generator`` model role (default: the model under test) first writes the gold belief, emotion and intent from
+the full dialogue, then three distractors per dimension. Every call, prompt and output is in the inspect log;
+answers are validated against a schema and asked again with the problem named when malformed; the lint flags of
+each item are recorded. `export_items` turns a generation log into a versioned items JSONL.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from pydantic import BaseModel, field_validator
+from rich.console import Console
+
+from ...conversations.model import Thread
+from ...core.errors import InputError
+from ...shared.judging import Judge
+from .data import DIMENSIONS, Branch, Pair, clean_post
+from .items import CognitiveItem, Provenance, _norm, lint, write_items
+from .prompts import GENERATION_VERSION, QUESTIONS, distractor_prompt, gold_prompt
+
+ITEMS_KEY = "perso:items"
+WRITER = "You write evaluation items from real conversations. Answer with JSON only."
+
+
+class GoldStates(BaseModel):
+    belief: str
+    emotion: str
+    intent: str
+
+    @field_validator("belief", "emotion", "intent")
+    @classmethod
+    def _filled(cls, value: str) -> str:
+        if len(value.split()) < 3:
+            raise ValueError("write a full short sentence")
+        return value.strip()
+
+
+class Distractors(BaseModel):
+    distractors: list[str]
+
+    @field_validator("distractors")
+    @classmethod
+    def _three_distinct(cls, value: list[str]) -> list[str]:
+        cleaned = [v.strip() for v in value]
+        if len(cleaned) != 3 or not all(cleaned):
+            raise ValueError("give exactly three non-empty distractors")
+        if len({_norm(v) for v in cleaned}) < 3:
+            raise ValueError("the three distractors must differ")
+        return cleaned
+
+
+def branch_samples(pairs: list[Pair]) -> list[Sample]:
+    """One sample per persuader (delta branch first) whose OP reply exists; id ``thread:reply``."""
+    out = []
+    for pair in pairs:
+        for branch in (pair.winner, pair.loser):
+            if branch.op_reply is not None:
+                out.append(record_to_sample(pair.thread, branch))
+    return out
+
+
+def record_to_sample(thread: Thread, branch: Branch) -> Sample:
+    assert branch.op_reply is not None
+    return Sample(
+        id=f"{thread.id}:{branch.id}",
+        input=gold_prompt(clean_post(thread.root.text), branch.reply.text, branch.op_reply.text),
+        metadata={
+            "thread_id": thread.id,
+            "reply_id": branch.id,
+            "op_reply_id": branch.op_reply.id,
+            "delta": branch.delta,
+            "post": clean_post(thread.root.text),
+            "reply": branch.reply.text,
+            "op_reply": branch.op_reply.text,
+        },
+    )
+
+
+@solver
+def write_items_solver(retries: int = 2, seed: int = 0) -> Solver:
+    """Gold states, then distractors per dimension; the finished items (options in a seeded order) go to the
+    store, the problems of every malformed answer to the metadata."""
+    writer = Judge(role="generator", retries=retries, system=WRITER)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        meta = state.metadata
+        problems: dict[str, list[str]] = {}
+        items: list[dict[str, Any]] = []
+        gold, problems["gold"] = await writer.ask(state.input_text, GoldStates.model_validate)
+        model_name = str(writer.model())
+        if gold is not None:
+            for dimension in DIMENSIONS:
+                answer = getattr(gold, dimension)
+                prompt = distractor_prompt(meta["post"], meta["reply"], meta["op_reply"], dimension, answer)
+                made, problems[dimension] = await writer.ask(prompt, Distractors.model_validate)
+                if made is None:
+                    continue
+                if _norm(answer) in {_norm(d) for d in made.distractors}:
+                    problems[dimension].append("a distractor repeats the gold answer")
+                    continue
+                item_id = f"{state.sample_id}:{dimension}"
+                options = [answer, *made.distractors]
+                order = list(range(4))
+                random.Random(f"{seed}:{item_id}").shuffle(order)
+                shown = [options[i] for i in order]
+                gold_index = order.index(0)
+                item = CognitiveItem(
+                    id=item_id,
+                    thread_id=meta["thread_id"],
+                    reply_id=meta["reply_id"],
+                    op_reply_id=meta["op_reply_id"],
+                    dimension=dimension,
+                    question=QUESTIONS[dimension],
+                    options=shown,
+                    gold=gold_index,
+                    provenance=Provenance(
+                        author=model_name,
+                        method="generated",
+                        prompt_version=GENERATION_VERSION,
+                        generator_model=model_name,
+                        seed=seed,
+                        created=datetime.now(UTC).date().isoformat(),
+                    ),
+                    lint=lint(shown, gold_index, meta["op_reply"]),
+                )
+                items.append(item.model_dump(mode="json"))
+        state.store.set(ITEMS_KEY, items)
+        meta["generation_problems"] = {k: v for k, v in problems.items() if v}
+        return state
+
+    return solve
+
+
+@metric
+def items_written() -> Metric:
+    """Items produced (three per branch when every call succeeded)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(len((s.score.metadata or {}).get("items", [])) for s in scores)
+
+    return compute
+
+
+@metric
+def items_flagged() -> Metric:
+    """Items with at least one lint flag."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in scores for item in (s.score.metadata or {}).get("items", []) if item["lint"])
+
+    return compute
+
+
+@metric
+def malformed_answers() -> Metric:
+    """Generator answers rejected by the schema (each was asked again, up to the retry limit)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(len(v) for s in scores for v in (s.score.metadata or {}).get("problems", {}).values())
+
+    return compute
+
+
+@scorer(metrics=[items_written(), items_flagged(), malformed_answers()])
+def generation_check() -> Scorer:
+    """Share of the three dimensions for which a valid item was written; the items ride in the score metadata."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        items = state.store.get(ITEMS_KEY) or []
+        problems = state.metadata.get("generation_problems", {})
+        return Score(
+            value=len(items) / len(DIMENSIONS),
+            answer=f"{len(items)} items",
+            explanation="; ".join(f"{k}: {v[-1]}" for k, v in problems.items())[:500] or None,
+            metadata={"items": items, "problems": problems},
+        )
+
+    return score
+
+
+def export_items(console: Console, as_json: bool = False, log: str = "", out: str = "") -> None:
+    """Write the items of a generation log (``-A log=FILE -A out=items.jsonl``) as a versioned items JSONL,
+    each with its provenance and lint flags (written atomically)."""
+    from inspect_ai.log import read_eval_log
+
+    if not log or not out:
+        raise ValueError("export-items needs -A log=GENERATION_LOG and -A out=ITEMS.jsonl")
+    if not Path(log).exists():
+        raise InputError(log, "no such log file")
+    run = read_eval_log(log)
+    if (run.eval.metadata or {}).get("task") != "generate":
+        raise InputError(log, f"not a PerSo generation log (task {run.eval.task})")
+    items = []
+    for sample in run.samples or []:
+        for score in (sample.scores or {}).values():
+            for raw in (score.metadata or {}).get("items", []):
+                item = CognitiveItem.model_validate(raw)
+                items.append(item.model_copy(update={"provenance": item.provenance.model_copy(update={"log": log})}))
+    count = write_items(out, items)
+    flagged = sum(1 for i in items if i.lint)
+    if as_json:
+        console.print_json(data={"items": count, "flagged": flagged, "out": out})
+    else:
+        console.print(f"wrote {count} items to {out} ({flagged} with lint flags)")

@@ -1,0 +1,159 @@
+"""PerSo's human studies (§3.3, §4.1.2, §A.2; Tables 4, 6, 7): annotator files in, accuracy and agreement out.
+
+An annotations file is JSON lines, one answer per line (the format the annotation app exports)::
+
+    {"annotator": "A", "study": "behavioral", "instance": "<pair id>", "answer": "<id of the reply chosen>"}
+    {"annotator": "A", "study": "cognitive", "instance": "<item id>", "answer": 2}
+    {"annotator": "A", "study": "verification", "instance": "<item id>", "answer": 2,
+     "ratings": {"gold": 5, "distractors": 4}}
+
+``answer`` of a cognitive or verification line is the index (0-3) or letter (A-D) of the option in the items
+file's order; verification annotators see the OP's reply (they answer with the gold state visible, as in the
+paper). Agreement is pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha (`socialbench.shared.agreement`);
+Likert quality ratings are summarised as mean +- SD (the paper reports no agreement on them: ceiling effect).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from rich.console import Console
+from rich.table import Table
+
+from ...core.errors import InputError
+from ...core.jsonl import read_models
+from ...shared.agreement import agreement
+from ...shared.statistics import percent
+from .data import DIMENSIONS
+from .items import CognitiveItem, load_items
+
+Study = Literal["behavioral", "cognitive", "verification"]
+PAPER_KAPPA = {"belief": 0.911, "emotion": 0.623, "intent": 0.709}
+"""Table 4: answer-selection agreement of the verification study (mean pairwise Cohen's kappa)."""
+
+
+class Annotation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    annotator: str = Field(min_length=1)
+    study: Study
+    instance: str = Field(min_length=1)
+    answer: str | int | None = None
+    ratings: dict[str, int] = Field(default_factory=dict)
+    seconds: float | None = None
+
+    @field_validator("ratings")
+    @classmethod
+    def _likert(cls, ratings: dict[str, int]) -> dict[str, int]:
+        for key, value in ratings.items():
+            if not 1 <= value <= 5:
+                raise ValueError(f"rating {key!r} must be 1-5, got {value}")
+        return ratings
+
+
+def _option(answer: str | int | None, where: str) -> int:
+    if isinstance(answer, int) and 0 <= answer <= 3:
+        return answer
+    if isinstance(answer, str) and answer.strip().upper() in ("A", "B", "C", "D"):
+        return "ABCD".index(answer.strip().upper())
+    raise ValueError(f"{where}: answer must be an option index 0-3 or letter A-D, got {answer!r}")
+
+
+def load_annotations(path: str | Path) -> list[Annotation]:
+    rows = [a for _, a in read_models(path, Annotation, "annotations file", id_field="instance")]
+    seen: set[tuple[str, str, str]] = set()
+    for row in rows:
+        key = (row.annotator, row.study, row.instance)
+        if key in seen:
+            raise InputError(
+                path, f"annotator {row.annotator} answered {row.study} {row.instance} twice", record=row.instance
+            )
+        seen.add(key)
+    return rows
+
+
+def _winner_of(pair_id: str) -> str:
+    """Pair ids are ``thread:winner-loser``."""
+    return pair_id.rsplit(":", 1)[-1].split("-", 1)[0]
+
+
+def analyse(
+    rows: list[Annotation], items: dict[str, CognitiveItem], path: str | Path = "annotations"
+) -> dict[str, Any]:
+    """Per study (and per dimension): each annotator's accuracy and n, agreement; verification Likert mean +- SD."""
+    groups: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
+    correct: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    likert: dict[str, list[int]] = defaultdict(list)
+    for row in rows:
+        if row.study == "behavioral":
+            if not isinstance(row.answer, str):
+                raise InputError(path, "behavioral answer must be the id of the chosen reply", record=row.instance)
+            group, answer, gold = "behavioral", row.answer, _winner_of(row.instance)
+        else:
+            item = items.get(row.instance)
+            if item is None:
+                raise InputError(
+                    path, f"{row.study} item {row.instance!r} is not in the items file", record=row.instance
+                )
+            try:
+                answer_index = _option(row.answer, row.instance)
+            except ValueError as exc:
+                raise InputError(path, str(exc), record=row.instance) from None
+            group, answer, gold = f"{row.study}:{item.dimension}", str(answer_index), str(item.gold)
+            for key, value in row.ratings.items():
+                likert[key].append(value)
+        groups[group][row.annotator][row.instance] = answer
+        correct[group][row.annotator].append(int(answer == gold))
+    out: dict[str, Any] = {"groups": {}, "likert": {}}
+    for group in sorted(groups):
+        stats = agreement(groups[group])
+        out["groups"][group] = {
+            "accuracy": {a: statistics.fmean(v) for a, v in sorted(correct[group].items())},
+            "n": {a: len(v) for a, v in sorted(correct[group].items())},
+            "annotators": stats.annotators,
+            "units": stats.units,
+            "pairwise_cohen": stats.pairwise_cohen,
+            "mean_cohen": stats.mean_cohen,
+            "fleiss": stats.fleiss,
+            "alpha": stats.alpha,
+        }
+    for key, values in sorted(likert.items()):
+        out["likert"][key] = {
+            "n": len(values),
+            "mean": statistics.fmean(values),
+            "sd": statistics.stdev(values) if len(values) > 1 else float("nan"),
+        }
+    return out
+
+
+def human_agreement(console: Console, as_json: bool = False, annotations: str = "", items: str | None = None) -> None:
+    """Human accuracy per annotator and agreement (pairwise Cohen's kappa, Fleiss' kappa, Krippendorff's alpha) from
+    an annotations JSONL (``-A annotations=FILE``; ``-A items=FILE`` for the items they answered)."""
+    if not annotations:
+        raise ValueError("agreement needs -A annotations=FILE (see docs/perso.md for the format)")
+    result = analyse(load_annotations(annotations), {i.id: i for i in load_items(items)}, annotations)
+    if as_json:
+        console.print_json(data=result)
+        return
+    table = Table(title="PerSo human studies: accuracy % per annotator (n) and agreement")
+    for col in ("study", "annotators: accuracy % (n)", "mean Cohen's κ", "Fleiss' κ", "Krippendorff's α", "paper κ"):
+        table.add_column(col)
+    for group, g in result["groups"].items():
+        dim = group.split(":")[-1]
+        paper = f"{PAPER_KAPPA[dim]:.3f} (Table 4)" if group.startswith("verification:") and dim in DIMENSIONS else "-"
+        people = ", ".join(f"{a}: {percent(g['accuracy'][a])} ({g['n'][a]})" for a in g["annotators"])
+        table.add_row(group, people, _num(g["mean_cohen"]), _num(g["fleiss"]), _num(g["alpha"]), paper)
+    console.print(table)
+    if result["likert"]:
+        console.print(
+            "Verification quality (1-5 Likert, mean ± SD; Table 7): "
+            + "; ".join(f"{k} {v['mean']:.2f} ± {v['sd']:.2f} (n={v['n']})" for k, v in result["likert"].items())
+        )
+
+
+def _num(value: float) -> str:
+    return "-" if value != value else f"{value:.3f}"

@@ -1,0 +1,132 @@
+"""PerSo as inspect tasks.
+
+Zamani et al., "PerSo: Investigating Facets of LLMs' Social Intelligence in Real-World Persuasion Scenarios":
+data (§3.1), the behavioral task (§3.2.1), the cognitive task (§3.2.2), the generation pipeline (§3.1, §A.9).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.model import GenerateConfig
+
+from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_pair
+from .behavioral import record_to_sample as pair_sample
+from .cognitive import choose_option, option_choice
+from .cognitive import record_to_sample as item_sample
+from .data import default_threads, load_pairs, load_threads
+from .generation import branch_samples, generation_check, write_items_solver
+from .items import check_items, default_items, load_items
+from .prompts import BEHAVIORAL_VERSION, COGNITIVE_VERSION, GENERATION_VERSION
+
+TaskKind = Literal["behavioral", "cognitive"]
+Dimension = Literal["belief", "emotion", "intent"]
+
+
+@task
+def perso(
+    task: TaskKind = "behavioral",
+    dimension: Dimension | None = None,
+    threads: str | None = None,
+    items: str | None = None,
+    subset: str = "200",
+    orders: Orders = "both",
+    seed: int = 0,
+    answer_mode: AnswerMode = "auto",
+    retries: int = 2,
+) -> Task:
+    """PerSo behavioral (§3.2.1: rate two replies 1-4, pick the persuasive one) or cognitive (§3.2.2: forecast
+    the OP's belief / emotion / intent, 4 options) task on real ChangeMyView threads.
+
+    Args:
+        task: ``behavioral`` or ``cognitive``.
+        dimension: cognitive only: ``belief``, ``emotion`` or ``intent`` (default: all three).
+        threads: PerSo threads as an episodes JSONL (default: the shipped Winning Arguments pairs and CMV exchanges).
+        items: cognitive items JSONL (default: the shipped sample items, hand-written for socialbench).
+        subset: behavioral threads: a number drawn at random (seeded; the paper samples 200) or ``all``.
+        orders: behavioral: ``both`` presentation orders per pair, or one ``seeded`` order.
+        seed: sampling, pair choice and option-order seed.
+        answer_mode: ``generate`` (parse the text), ``logprobs`` (next-token probabilities; base models) or
+            ``auto`` (logprobs for the embedded base model).
+        retries: behavioral: re-asks when the ratings break the rules before the answer counts as invalid.
+    """
+    threads_path = Path(threads) if threads else default_threads()
+    config = GenerateConfig(temperature=0.0)
+    if task == "behavioral":
+        if dimension is not None:
+            raise ValueError("dimension applies to task=cognitive only")
+        built, pairs = load_pairs(threads, subset, seed)
+        samples = [pair_sample(p, first) for p in pairs for first in orders_of(p, orders, seed)]
+        return Task(
+            dataset=MemoryDataset(samples, name="perso-behavioral", location=str(threads_path)),
+            solver=rate_pair(answer_mode, retries),
+            scorer=persuasion_choice(),
+            config=config,
+            metadata={
+                "benchmark": "perso",
+                "task": "behavioral",
+                "prompt_version": BEHAVIORAL_VERSION,
+                "threads": str(threads_path),
+                "subset": subset,
+                "pairs": len(pairs),
+                "construction": [vars(c) for c in built.counts],
+                "orders": orders,
+                "seed": seed,
+            },
+        )
+    items_path = Path(items) if items else default_items()
+    by_id = {t.id: t for t in load_threads(threads)}
+    loaded = load_items(items_path, dimension)
+    check_items(loaded, by_id, items_path)
+    shuffle_seed = None if seed < 0 else seed
+    return Task(
+        dataset=MemoryDataset(
+            [item_sample(i, by_id, shuffle_seed) for i in loaded], name="perso-cognitive", location=str(items_path)
+        ),
+        solver=choose_option(answer_mode),
+        scorer=option_choice(),
+        config=config,
+        metadata={
+            "benchmark": "perso",
+            "task": "cognitive",
+            "dimension": dimension,
+            "prompt_version": COGNITIVE_VERSION,
+            "threads": str(threads_path),
+            "items": str(items_path),
+            "item_authors": sorted({i.provenance.author for i in loaded}),
+            "seed": seed,
+        },
+    )
+
+
+@task
+def perso_generate(threads: str | None = None, subset: str = "all", seed: int = 0, retries: int = 2) -> Task:
+    """PerSo's LLM-in-the-loop generation of cognitive items (§3.1, §A.9): gold belief / emotion / intent from the
+    full dialogue, then three matched distractors each, by the ``generator`` model role (default: the model under
+    test). Export the items with ``socialbench analyze perso export-items -A log=LOG -A out=FILE``.
+
+    Args:
+        threads: PerSo threads (default: the shipped ones; only branches whose OP answered are used).
+        subset: constructed threads to use: a number (seeded) or ``all``.
+        seed: sampling and option-order seed.
+        retries: re-asks of a malformed generator answer.
+    """
+    threads_path = Path(threads) if threads else default_threads()
+    _, pairs = load_pairs(threads, subset, seed)
+    samples = branch_samples(pairs)
+    return Task(
+        dataset=MemoryDataset(samples, name="perso-generate", location=str(threads_path)),
+        solver=write_items_solver(retries, seed),
+        scorer=generation_check(),
+        config=GenerateConfig(temperature=0.0),
+        metadata={
+            "benchmark": "perso",
+            "task": "generate",
+            "prompt_version": GENERATION_VERSION,
+            "threads": str(threads_path),
+            "seed": seed,
+        },
+    )

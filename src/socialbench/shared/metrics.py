@@ -1,0 +1,83 @@
+"""inspect metrics every multiple-choice benchmark reports: accuracy and its bootstrap 95% CI over the samples the
+model was asked, and counts of sample statuses (``Score.metadata["status"]``).
+
+A sample skipped before any call (status ``overlength``: its prompt does not fit the model's context) was not
+asked: it is left out of accuracy and counted apart. Every accuracy is NaN (shown as "-") when nothing was asked.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from inspect_ai.scorer import Metric, SampleScore, metric
+
+from .statistics import bootstrap_ci
+
+OVERLENGTH = "overlength"
+NAN = float("nan")
+
+
+def status(score: SampleScore) -> str | None:
+    return (score.score.metadata or {}).get("status")
+
+
+def asked(scores: list[SampleScore]) -> list[SampleScore]:
+    """Scores of samples the model was asked (over-length samples were skipped and are reported apart)."""
+    return [s for s in scores if status(s) != OVERLENGTH]
+
+
+def correct(scores: list[SampleScore]) -> list[float]:
+    return [float(s.score.as_float()) for s in asked(scores)]
+
+
+@metric
+def accuracy() -> Metric:
+    """Accuracy over asked samples (unparsed or invalid answers count as wrong); NaN when nothing was asked."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = correct(scores)
+        return statistics.fmean(values) if values else NAN
+
+    return compute
+
+
+@metric
+def ci95_low() -> Metric:
+    """Lower bound of the percentile bootstrap 95% CI of accuracy (B=1000)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = correct(scores)
+        return bootstrap_ci(values)[0] if values else NAN
+
+    return compute
+
+
+@metric
+def ci95_high() -> Metric:
+    """Upper bound of the percentile bootstrap 95% CI of accuracy."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = correct(scores)
+        return bootstrap_ci(values)[1] if values else NAN
+
+    return compute
+
+
+@metric
+def asked_items() -> Metric:
+    """Number of samples the model was asked."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return len(asked(scores))
+
+    return compute
+
+
+@metric
+def overlength() -> Metric:
+    """Number of samples skipped because their prompt exceeds the model's context."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in scores if status(s) == OVERLENGTH)
+
+    return compute

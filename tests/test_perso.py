@@ -1,0 +1,337 @@
+"""PerSo: importing the real CMV files, the construction rules, both tasks and generation on mockllm, baselines,
+human agreement and the report."""
+
+from __future__ import annotations
+
+import bz2
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+from rich.console import Console
+
+from socialbench.benchmarks.perso import perso, perso_generate
+from socialbench.benchmarks.perso.baselines import feature_classifier, length_heuristic
+from socialbench.benchmarks.perso.behavioral import parse_ratings
+from socialbench.benchmarks.perso.data import (
+    branches,
+    clean_post,
+    construct,
+    default_threads,
+    load_pairs,
+    load_threads,
+    subset_pairs,
+)
+from socialbench.benchmarks.perso.generation import export_items
+from socialbench.benchmarks.perso.human import analyse, load_annotations
+from socialbench.benchmarks.perso.items import CognitiveItem, lint, load_items
+from socialbench.benchmarks.perso.report import collect
+from socialbench.conversations.model import Node, Thread
+from socialbench.conversations.sources import read_cmv_pairs
+from socialbench.core.errors import InputError
+
+PAIRS = "cmv_pairs/heldout_pair_data.jsonlist.bz2"
+
+
+# ---- data -------------------------------------------------------------------------------------------------
+def test_pair_file_imports_as_threads_with_placeholders_for_missing_op_replies(data: Path) -> None:
+    threads = list(read_cmv_pairs(data / PAIRS))
+    assert len(threads) == 542  # original posts
+    assert sum(len(t.meta["pairs"]) for t in threads) == 807
+    assert all(not t.repairs for t in threads)
+    rows = [json.loads(line) for line in bz2.open(data / PAIRS, "rt")]
+    # every comment of every path is in its thread, under its real parent
+    by_id = {t.id: t for t in threads}
+    for row in rows[:50]:
+        thread = by_id[f"cmv:{row['op_name'][3:]}"]
+        for side in ("positive", "negative"):
+            for comment in row[side]["comments"]:
+                node = thread.node(comment["id"])
+                assert node.parent_id == comment["parent_id"].split("_", 1)[1]
+    # multi-comment paths: the OP replies between them are placeholders, never invented text
+    holes = [n for t in threads for n in t.nodes if "unavailable" in n.meta]
+    assert holes and all(n.text == "" for n in holes)
+    multi = sum(len(r["positive"]["comments"]) - 1 + len(r["negative"]["comments"]) - 1 for r in rows)
+    assert 0 < len({n.id for n in holes}) <= multi
+
+
+def test_pair_file_errors_name_file_line_and_record(data: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in bz2.open(data / PAIRS, "rt")][:3]
+    rows[2]["positive"]["comments"][0]["parent_id"] = "t1_elsewhere"
+    bad = tmp_path / "pairs.jsonlist"
+    bad.write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(InputError) as err:
+        list(read_cmv_pairs(bad))
+    assert f"{bad}:3" in str(err.value) and "does not reply to the post" in str(err.value)
+    rows[2]["positive"]["comments"][0]["parent_id"] = rows[2]["op_name"]
+    del rows[2]["negative"]
+    bad.write_text("\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(InputError, match="negative"):
+        list(read_cmv_pairs(bad))
+
+
+def test_shipped_threads_and_construction_counts() -> None:
+    threads = load_threads()
+    sources = {t.meta["source"] for t in threads}
+    assert sources == {"cmv-pairs", "cmv"} and len(threads) == 542 + 67
+    built = construct(threads)
+    counts = {c.name: c.threads for c in built.counts}
+    # each rule can only remove threads; one pair per surviving thread
+    seq = [c.threads for c in built.counts]
+    assert seq == sorted(seq, reverse=True) and counts["one-pair"] == len(built.pairs)
+    assert counts["threads"] == 609 and counts["one-pair"] >= 200  # enough for the paper's sample of 200
+    assert len({p.thread.id for p in built.pairs}) == len(built.pairs)
+    for pair in built.pairs:
+        assert pair.winner.delta and not pair.loser.delta
+        if pair.winner.reply.score is not None and pair.loser.reply.score is not None:
+            assert pair.winner.reply.score > pair.loser.reply.score
+    sample = subset_pairs(built.pairs, "200", seed=0)
+    assert len(sample) == 200 and sample == subset_pairs(built.pairs, "200", seed=0)
+    assert sample != subset_pairs(built.pairs, "200", seed=1)
+    assert subset_pairs(built.pairs, "all") == built.pairs
+    with pytest.raises(ValueError, match="subset"):
+        subset_pairs(built.pairs, "most")
+
+
+def _thread(replies: list[Node], source: str = "reddit") -> Thread:
+    root = Node(id="p", author="op", text="CMV: cats are better than dogs.\n\n" + "I think so. " * 20)
+    return Thread.build([root, *replies], id="t", platform="reddit", root_id="p", meta={"source": source})
+
+
+def test_rules_on_hand_built_threads() -> None:
+    long_reply = "You are right that I had not thought about how much dogs need. " * 12
+    replies = [
+        Node(id="a", parent_id="p", author="x", text="Dogs are loyal and help people in many ways.", score=10),
+        Node(id="a1", parent_id="a", author="op", text=f"∆ {long_reply}"),
+        Node(id="b", parent_id="p", author="y", text="Cats are independent animals, really.", score=3),
+        Node(id="b1", parent_id="b", author="op", text=long_reply),
+        Node(id="c", parent_id="p", author="z", text="[deleted]"),
+    ]
+    found = {b.id: b for b in branches(_thread(replies))}
+    assert set(found) == {"a", "b"}  # a deleted reply is no candidate
+    assert found["a"].delta and found["a"].won_by_first_reply and not found["b"].delta
+    assert found["a"].op_reply is not None and found["a"].op_reply.id == "a1"
+    built = construct([_thread(replies)])
+    assert [p.id for p in built.pairs] == ["t:a-b"]
+    # a delta reply with the lower score fails the approval rule
+    lower = [replies[0].model_copy(update={"score": 1}), *replies[1:]]
+    assert not construct([_thread(lower)]).pairs
+    # a short OP reply fails the 100-token rule; DeltaBot's confirmation also marks a delta
+    short = [*replies[:3], Node(id="b1", parent_id="b", author="op", text="No."), replies[4]]
+    assert not construct([_thread(short)]).pairs
+    bot = [
+        replies[0],
+        Node(id="a1", parent_id="a", author="op", text=long_reply),
+        Node(id="a2", parent_id="a1", author="DeltaBot", text="Confirmed: 1 delta awarded to /u/x."),
+        *replies[2:4],
+    ]
+    by_bot = {b.id: b for b in branches(_thread(bot))}
+    assert by_bot["a"].delta and by_bot["a"].won_by_first_reply is False  # awarded later, not for the reply
+
+
+def test_moderator_footnote_is_cut() -> None:
+    post = "My view.\n\n_____\n\n> *Hello, users of CMV! This is a footnote from your moderators.* Happy CMVing!"
+    assert clean_post(post) == "My view."
+    assert clean_post("No footnote here.") == "No footnote here."
+
+
+# ---- behavioral -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "ratings", "problem"),
+    [
+        ("Response 1: 4\nResponse 2: 2", (4, 2), None),
+        ("**Response 1:** 1\n**Response 2:** 3", (1, 3), None),
+        ("Response 1: 3\nResponse 2: 3", None, "must differ"),
+        ("Response 1: 5\nResponse 2: 2", None, "1-4"),
+        ("I prefer the second one.", None, "no rating"),
+    ],
+)
+def test_parse_ratings(text: str, ratings: tuple[int, int] | None, problem: str | None) -> None:
+    got, why = parse_ratings(text)
+    assert got == ratings
+    assert (why is None) if problem is None else (problem in str(why))
+
+
+def _outputs(texts: list[str]):  # type: ignore[no-untyped-def]
+    """mockllm outputs in call order (for one sample)."""
+    queue = list(texts)
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        return ModelOutput.from_content(model="mockllm/model", content=queue.pop(0))
+
+    return respond
+
+
+def _per_sample(outputs: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+    """mockllm outputs per sample (keyed by the sample's prompt), in call order: samples may run in any order."""
+    queues = {prompt: list(texts) for prompt, texts in outputs.items()}
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        first_user = next(m for m in input if m.role == "user")
+        return ModelOutput.from_content(model="mockllm/model", content=queues[first_user.text].pop(0))
+
+    return respond
+
+
+def _run(task: Any, outputs: dict[str, list[str]], tmp_path: Path) -> EvalLog:
+    model = get_model("mockllm/model", custom_outputs=_per_sample(outputs))
+    (log,) = eval(task, model=model, log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def test_behavioral_on_mockllm_counts_reasks_invalid_and_position(tmp_path: Path) -> None:
+    task = perso(task="behavioral", subset="2")
+    samples = list(task.dataset)
+    assert [s.metadata["order"] for s in samples] == ["winner-first", "loser-first"] * 2  # type: ignore[index]
+    assert all(s.metadata["pair_id"] in str(s.id) for s in samples)  # type: ignore[index]
+    assert "OP's post" in str(samples[0].input) and "Response 2:" in str(samples[0].input)
+    scripts = [
+        ["Response 1: 4\nResponse 2: 1"],  # sample 1 (winner first): picks first -> correct
+        ["Response 1: 4\nResponse 2: 1"],  # sample 2 (loser first): picks first -> wrong
+        ["Response 1: 2\nResponse 2: 2", "Response 1: 1\nResponse 2: 3"],  # tie, re-asked, then second -> wrong
+        ["Response 1: 3\nResponse 2: 3", "Response 1: 9\nResponse 2: 1", "nothing"],  # invalid three times
+    ]
+    outputs = {str(s.input): script for s, script in zip(samples, scripts, strict=True)}
+    log = _run(task, outputs, tmp_path)
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["accuracy"] == pytest.approx(1 / 4)
+    assert metrics["invalid"] == 1
+    assert metrics["first_choice_rate"] == pytest.approx(2 / 3)
+    problems = {str(s.id): s.metadata["rating_problems"] for s in log.samples or []}
+    assert [len(problems[str(s.id)]) for s in samples] == [0, 0, 1, 3]
+    assert log.eval.metadata["construction"][0]["name"] == "threads"  # type: ignore[index]
+    summary = collect([str(log.location)])["runs"][0]
+    assert summary["pairs"] == 2 and summary["invalid"] == 1
+    # pair 1 chose the first position in both orders, i.e. two different replies; pair 2 has one valid answer
+    assert summary["order_consistent_pairs"] == pytest.approx(0.0)
+
+
+# ---- cognitive --------------------------------------------------------------------------------------------
+def test_shipped_items_are_valid_and_marked_as_ours() -> None:
+    items = load_items()
+    threads = {t.id: t for t in load_threads()}
+    assert len(items) == 24 and {i.dimension for i in items} == {"belief", "emotion", "intent"}
+    assert all(i.provenance.method == "hand-written" and "not the paper's" in i.provenance.author for i in items)
+    assert len({i.gold for i in items}) > 1  # the gold is not always in one position
+    for item in items:
+        thread = threads[item.thread_id]
+        assert thread.node(item.op_reply_id).parent_id == item.reply_id  # the withheld reply answers the persuader
+        assert not lint(item.options, item.gold, thread.node(item.op_reply_id).text)
+
+
+def test_cognitive_on_mockllm_scores_letters_per_dimension(tmp_path: Path) -> None:
+    task = perso(task="cognitive", dimension="emotion")
+    samples = list(task.dataset)
+    assert len(samples) == 8
+    for s in samples:  # the OP's reply (the gold's source) is withheld from the prompt
+        item = next(i for i in load_items() if i.id == s.id)
+        op_reply = next(t for t in load_threads() if t.id == item.thread_id).node(item.op_reply_id).text
+        assert op_reply[:80] not in str(s.input)
+    answers = {str(s.input): [str(s.target) if n % 2 == 0 else "I am not sure."] for n, s in enumerate(samples)}
+    log = _run(task, answers, tmp_path)
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["accuracy"] == pytest.approx(0.5) and metrics["emotion"] == pytest.approx(0.5)
+    assert metrics["unparsed"] == 4
+    summary = collect([str(log.location)])["runs"][0]
+    assert summary["emotion"]["n"] == 8 and summary["belief"]["n"] == 0 and summary["belief"]["accuracy"] is None
+
+
+def test_item_file_errors(tmp_path: Path) -> None:
+    row = json.loads(Path(load_items.__globals__["default_items"]()).read_text().splitlines()[0])
+    bad = tmp_path / "items.jsonl"
+    row["options"][1] = row["options"][0]
+    bad.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError, match=r"items.jsonl:1.*same"):
+        load_items(bad)
+
+
+# ---- generation -------------------------------------------------------------------------------------------
+def test_generation_on_mockllm_validates_reasks_lints_and_exports(tmp_path: Path) -> None:
+    task = perso_generate(subset="all")
+    samples = list(task.dataset)
+    assert samples and all(s.metadata["op_reply"] for s in samples)  # type: ignore[index]
+    first = samples[0]
+    copied = " ".join(first.metadata["op_reply"].split()[:8])  # type: ignore[index]
+    gold = {"belief": "The OP now accepts part of the argument.", "emotion": "The OP feels appreciative.",
+            "intent": copied}  # fmt: skip
+    outputs = [
+        "Sure! Here it is.",  # malformed: re-asked
+        json.dumps(gold),
+        json.dumps({"distractors": ["The OP rejects it all.", "The OP is unsure.", "The OP changes topic."]}),
+        json.dumps({"distractors": ["a", "a", "b"]}),  # two the same: re-asked
+        json.dumps({"distractors": ["The OP feels angry.", "The OP feels bored.", "The OP feels sad."]}),
+        json.dumps({"distractors": ["To leave.", "To insult the persuader.", "To ask for sources."]}),
+    ]
+    (log,) = eval(
+        task,
+        model=get_model("mockllm/model", custom_outputs=_outputs(outputs + ["{}"] * 100)),
+        log_dir=str(tmp_path),
+        display="none",
+        limit=1,
+    )
+    assert log.status == "success", log.error
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["items_written"] == 3 and metrics["malformed_answers"] == 2
+    assert metrics["items_flagged"] >= 1  # the intent gold copies the OP's words
+    out = tmp_path / "items.jsonl"
+    export_items(Console(file=open("/dev/null", "w")), log=str(log.location), out=str(out))
+    items = load_items(out)
+    assert len(items) == 3 and all(i.provenance.method == "generated" for i in items)
+    intent = next(i for i in items if i.dimension == "intent")
+    assert intent.options[intent.gold] == copied and any("copies" in f for f in intent.lint)
+    assert all(i.provenance.log == str(log.location) for i in items)
+    assert isinstance(items[0], CognitiveItem)
+
+
+# ---- baselines and humans ---------------------------------------------------------------------------------
+def test_length_heuristic_and_classifier_on_hand_built_rows() -> None:
+    assert length_heuristic([(10, 5), (5, 10), (7, 7)]) == pytest.approx(0.5)
+    assert math.isnan(length_heuristic([]))
+    winner = [[float(20 + i % 7)] + [1.0] * 13 for i in range(40)]
+    loser = [[float(5 + i % 5)] + [1.0] * 13 for i in range(40)]
+    mean, sd, folds = feature_classifier(winner, loser, seed=0)
+    assert mean > 0.9 and len(folds) == 5
+    with pytest.raises(ValueError, match="at least 10"):
+        feature_classifier(winner[:4], loser[:4])
+
+
+def test_agreement_matches_a_hand_count(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    items = {i.id: i for i in load_items()}
+    belief = [i for i in items.values() if i.dimension == "belief"][:6]
+    answers = {"A": [i.gold for i in belief], "B": [i.gold for i in belief[:4]] + [(belief[4].gold + 1) % 4, belief[5].gold]}
+    lines = [
+        {"annotator": who, "study": "cognitive", "instance": item.id, "answer": answer}
+        for who, picks in answers.items()
+        for item, answer in zip(belief, picks, strict=True)
+    ]
+    lines += [
+        {"annotator": "A", "study": "verification", "instance": belief[0].id, "answer": "ABCD"[belief[0].gold],
+         "ratings": {"gold": 5, "distractors": 4}},
+        {"annotator": "B", "study": "verification", "instance": belief[0].id, "answer": belief[0].gold,
+         "ratings": {"gold": 4, "distractors": 4}},
+    ]  # fmt: skip
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    result = analyse(load_annotations(path), items, path)
+    group = result["groups"]["cognitive:belief"]
+    assert group["accuracy"] == {"A": 1.0, "B": pytest.approx(5 / 6)}
+    assert group["pairwise_cohen"]["A-B"] == pytest.approx(cohen_kappa_score(answers["A"], answers["B"]))
+    assert result["likert"]["gold"]["mean"] == pytest.approx(4.5)
+    lines[0]["ratings"] = {"gold": 7}
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    with pytest.raises(InputError, match=r"annotations.jsonl:1"):
+        load_annotations(path)
+
+
+def test_default_threads_ship_in_the_package() -> None:
+    assert default_threads().is_file() and default_threads().stat().st_size < 3_000_000
+    built, pairs = load_pairs(subset="200")
+    assert len(pairs) == 200 and built.counts[-1].threads >= 200
