@@ -155,3 +155,21 @@ def test_calls_are_served_in_the_order_they_arrive(model: Model, monkeypatch: py
 
     asyncio.run(many())
     assert served == [f"item {n}" for n in range(12)]
+
+
+def test_perso_on_the_embedded_model_reads_ratings_and_letters_from_logprobs(tmp_path: Path) -> None:
+    from socialbench.benchmarks.perso import perso
+
+    (behavioral,) = eval(perso(task="behavioral", subset="1"), model="socialbench/gemma-3-270m", log_dir=str(tmp_path))
+    assert behavioral.status == "success", behavioral.error
+    samples = behavioral.samples or []
+    assert sorted(s.metadata["order"] for s in samples) == ["loser-first", "winner-first"]
+    for sample in samples:  # a rating among 1-4 is always among the top tokens; the second differs by construction
+        score = sample.scores["persuasion_choice"]  # type: ignore[index]
+        assert score.metadata["status"] == "valid" and sample.metadata["answer_mode"] == "logprobs"  # type: ignore[index]
+        r1, r2 = score.metadata["ratings"]  # type: ignore[index]
+        assert {r1, r2} <= {1, 2, 3, 4} and r1 != r2
+    (cognitive,) = eval(perso(task="cognitive"), model="socialbench/gemma-3-270m", limit=3, log_dir=str(tmp_path))
+    assert cognitive.status == "success", cognitive.error
+    statuses = [s.scores["option_choice"].metadata["status"] for s in cognitive.samples or []]  # type: ignore[index,union-attr]
+    assert statuses == ["answered"] * 3

@@ -4,6 +4,7 @@ human agreement and the report."""
 from __future__ import annotations
 
 import bz2
+import io
 import json
 import math
 from pathlib import Path
@@ -38,13 +39,18 @@ from socialbench.core.errors import InputError
 PAIRS = "cmv_pairs/heldout_pair_data.jsonlist.bz2"
 
 
+def _pair_rows(data: Path) -> list[dict[str, Any]]:
+    with bz2.open(data / PAIRS, "rt") as handle:
+        return [json.loads(line) for line in handle]
+
+
 # ---- data -------------------------------------------------------------------------------------------------
 def test_pair_file_imports_as_threads_with_placeholders_for_missing_op_replies(data: Path) -> None:
     threads = list(read_cmv_pairs(data / PAIRS))
     assert len(threads) == 542  # original posts
     assert sum(len(t.meta["pairs"]) for t in threads) == 807
     assert all(not t.repairs for t in threads)
-    rows = [json.loads(line) for line in bz2.open(data / PAIRS, "rt")]
+    rows = _pair_rows(data)
     # every comment of every path is in its thread, under its real parent
     by_id = {t.id: t for t in threads}
     for row in rows[:50]:
@@ -61,7 +67,7 @@ def test_pair_file_imports_as_threads_with_placeholders_for_missing_op_replies(d
 
 
 def test_pair_file_errors_name_file_line_and_record(data: Path, tmp_path: Path) -> None:
-    rows = [json.loads(line) for line in bz2.open(data / PAIRS, "rt")][:3]
+    rows = _pair_rows(data)[:3]
     rows[2]["positive"]["comments"][0]["parent_id"] = "t1_elsewhere"
     bad = tmp_path / "pairs.jsonlist"
     bad.write_text("\n".join(json.dumps(r) for r in rows))
@@ -280,7 +286,7 @@ def test_generation_on_mockllm_validates_reasks_lints_and_exports(tmp_path: Path
     assert metrics["items_written"] == 3 and metrics["malformed_answers"] == 2
     assert metrics["items_flagged"] >= 1  # the intent gold copies the OP's words
     out = tmp_path / "items.jsonl"
-    export_items(Console(file=open("/dev/null", "w")), log=str(log.location), out=str(out))
+    export_items(Console(file=io.StringIO()), log=str(log.location), out=str(out))
     items = load_items(out)
     assert len(items) == 3 and all(i.provenance.method == "generated" for i in items)
     intent = next(i for i in items if i.dimension == "intent")
@@ -295,7 +301,7 @@ def test_length_heuristic_and_classifier_on_hand_built_rows() -> None:
     assert math.isnan(length_heuristic([]))
     winner = [[float(20 + i % 7)] + [1.0] * 13 for i in range(40)]
     loser = [[float(5 + i % 5)] + [1.0] * 13 for i in range(40)]
-    mean, sd, folds = feature_classifier(winner, loser, seed=0)
+    mean, _sd, folds = feature_classifier(winner, loser, seed=0)
     assert mean > 0.9 and len(folds) == 5
     with pytest.raises(ValueError, match="at least 10"):
         feature_classifier(winner[:4], loser[:4])
@@ -306,7 +312,10 @@ def test_agreement_matches_a_hand_count(tmp_path: Path) -> None:
 
     items = {i.id: i for i in load_items()}
     belief = [i for i in items.values() if i.dimension == "belief"][:6]
-    answers = {"A": [i.gold for i in belief], "B": [i.gold for i in belief[:4]] + [(belief[4].gold + 1) % 4, belief[5].gold]}
+    answers = {
+        "A": [i.gold for i in belief],
+        "B": [i.gold for i in belief[:4]] + [(belief[4].gold + 1) % 4, belief[5].gold],
+    }
     lines = [
         {"annotator": who, "study": "cognitive", "instance": item.id, "answer": answer}
         for who, picks in answers.items()

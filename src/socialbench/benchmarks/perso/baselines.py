@@ -185,7 +185,8 @@ def baselines(
     )
     console.print(table)
     console.print(
-        f"Delta replies are {100 * behavioral['delta_reply_longer_by']:.0f}% longer on average (paper: 56%). "
+        f"Delta replies are {100 * behavioral['delta_reply_longer_by']:.0f}% longer on average "
+        "(mean per-pair word ratio - 1; paper: 56%). "
         "Construction: " + ", ".join(f"{c.name} {c.threads}" for c in built.counts)
     )
     cog = Table(

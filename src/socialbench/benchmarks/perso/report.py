@@ -173,7 +173,8 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
     cognitive = [r for r in runs if r["task"] == "cognitive"]
     if cognitive:
         table = Table(title="PerSo cognitive: accuracy % [95% CI] (n items) per dimension")
-        for col in ("model", *DIMENSIONS, "all", "unparsed"):
+        table.add_column("model", no_wrap=True)
+        for col in (*DIMENSIONS, "all", "unparsed"):
             table.add_column(col)
         for r in cognitive:
             table.add_row(
