@@ -134,7 +134,7 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
         (["run", "longsocial", "-T", "max_context=lots"], "-T max_context='lots': Input should be a valid integer"),
         (["run", "longsocial", "-T", "answer_mode=maybe"], "-T answer_mode='maybe': Input should be 'auto'"),
         (["run", "sibench", "-T", "mode=direct", "-T", "max_context=10"], "unknown argument of sibench"),
-        (["run", "perso"], "unknown benchmark 'perso'; available: longsocial, sibench"),
+        (["run", "sotopia"], "unknown benchmark 'sotopia'; available: longsocial, perso, sibench"),
         (["run", "longsocial", "--task", "other"], "benchmark 'longsocial' has no task 'other'; tasks: longsocial"),
         (["run", "longsocial", "-T", "novalue"], "-T expects KEY=VALUE, got 'novalue'"),
         (["report", "sibench", "nowhere/"], "nowhere: no such log file or folder"),

@@ -246,6 +246,13 @@ def test_cognitive_on_mockllm_scores_letters_per_dimension(tmp_path: Path) -> No
     assert metrics["unparsed"] == 4
     summary = collect([str(log.location)])["runs"][0]
     assert summary["emotion"]["n"] == 8 and summary["belief"]["n"] == 0 and summary["belief"]["accuracy"] is None
+    # the same model with reasoning on, every answer right: the report gives the thinking delta (§4.4)
+    right = get_model("mockllm/model", custom_outputs=_per_sample({str(s.input): [str(s.target)] for s in samples}))
+    (thinking,) = eval(task, model=right, log_dir=str(tmp_path), display="none", reasoning_effort="high")
+    data = collect([str(log.location), str(thinking.location)])
+    assert [r["thinking"] for r in data["runs"]] == [False, True]
+    (delta,) = data["thinking_deltas"]
+    assert delta["emotion"] == pytest.approx(0.5) and delta["belief"] is None
 
 
 def test_item_file_errors(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +73,8 @@ def task_name(fn: Callable[..., Any]) -> str:
 def _type_text(annotation: Any) -> str:
     if typing.get_origin(annotation) is typing.Literal:
         return "|".join(str(a) for a in typing.get_args(annotation))
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return " | ".join(_type_text(a) for a in typing.get_args(annotation))
     text = getattr(annotation, "__name__", None) or str(annotation)
     return text.replace("typing.", "").replace("NoneType", "None")
 

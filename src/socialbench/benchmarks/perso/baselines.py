@@ -142,7 +142,15 @@ def baselines(
     embedder: str = "minilm",
 ) -> None:
     """Non-LLM baselines on the behavioral pairs (length heuristic, 14-feature logistic regression, 5-fold CV,
-    length-robust subset) and the SBERT baseline on the cognitive items (``-A key=value`` for each option)."""
+    length-robust subset) and the SBERT baseline on the cognitive items.
+
+    Args:
+        threads: PerSo threads as an episodes JSONL (default: the shipped ones).
+        items: cognitive items JSONL (default: the shipped sample items).
+        subset: behavioral threads: a number drawn at random (seeded) or ``all``.
+        seed: sampling, pair choice and classifier seed.
+        embedder: sentence-transformers model of the SBERT baseline (``minilm`` = bundled all-MiniLM-L6-v2).
+    """
     built, pairs = load_pairs(threads, subset, seed)
     behavioral = behavioral_baselines(pairs, seed)
     loaded = load_items(items)

@@ -288,7 +288,12 @@ def load_pairs(threads: str | None = None, subset: str = "200", seed: int = 0) -
 
 def construction_report(console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0) -> None:
     """Threads left after each construction rule (§3.1), per source and overall, and how many passed a rule
-    only because their source cannot tell (``-A threads=FILE`` for your own threads)."""
+    only because their source cannot tell.
+
+    Args:
+        threads: PerSo threads as an episodes JSONL (default: the shipped ones).
+        seed: seed of the one-pair-per-thread choice.
+    """
     loaded = load_threads(threads)
     sources = sorted({str(t.meta.get("source", "?")) for t in loaded})
     results = {src: construct([t for t in loaded if t.meta.get("source", "?") == src], seed) for src in sources}

@@ -188,8 +188,13 @@ def generation_check() -> Scorer:
 
 
 def export_items(console: Console, as_json: bool = False, log: str = "", out: str = "") -> None:
-    """Write the items of a generation log (``-A log=FILE -A out=items.jsonl``) as a versioned items JSONL,
-    each with its provenance and lint flags (written atomically)."""
+    """Write the items of a generation log as a versioned items JSONL, each with its provenance and lint flags
+    (written atomically).
+
+    Args:
+        log: the inspect log of a ``perso_generate`` run.
+        out: the items JSONL to write.
+    """
     from inspect_ai.log import read_eval_log
 
     if not log or not out:

@@ -131,8 +131,12 @@ def analyse(
 
 
 def human_agreement(console: Console, as_json: bool = False, annotations: str = "", items: str | None = None) -> None:
-    """Human accuracy per annotator and agreement (pairwise Cohen's kappa, Fleiss' kappa, Krippendorff's alpha) from
-    an annotations JSONL (``-A annotations=FILE``; ``-A items=FILE`` for the items they answered)."""
+    """Human accuracy per annotator and agreement (pairwise Cohen's kappa, Fleiss' kappa, Krippendorff's alpha).
+
+    Args:
+        annotations: annotations JSONL (format in docs/perso.md).
+        items: cognitive items JSONL the annotators answered (default: the shipped sample items).
+    """
     if not annotations:
         raise ValueError("agreement needs -A annotations=FILE (see docs/perso.md for the format)")
     result = analyse(load_annotations(annotations), {i.id: i for i in load_items(items)}, annotations)

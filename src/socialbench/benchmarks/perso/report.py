@@ -24,10 +24,13 @@ PAPER_FIRST_CHOICE = "45-58% for 12 of 15 models (Fig. 2)"
 
 
 def thinking(log: EvalLog) -> bool:
-    """A run "thinks" when its generate config asks for reasoning (effort above minimal, or a token budget)."""
-    config = log.eval.model_generate_config
-    effort = getattr(config, "reasoning_effort", None)
-    return bool(getattr(config, "reasoning_tokens", None)) or effort not in (None, "none", "minimal")
+    """A run "thinks" when its generate config (the model's, or the one given to the eval) asks for reasoning:
+    an effort above minimal, or a reasoning token budget."""
+    for config in (log.eval.model_generate_config, log.plan.config):
+        effort = getattr(config, "reasoning_effort", None)
+        if getattr(config, "reasoning_tokens", None) or effort not in (None, "none", "minimal"):
+            return True
+    return False
 
 
 def _accuracy(values: list[float]) -> dict[str, Any]:
