@@ -4,6 +4,9 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 .PHONY: run test lint clean
 
 $(STAMP): pyproject.toml
@@ -22,7 +25,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+# The report and annotation tests open pages in Debian's chromium, driven by Playwright (never `playwright install`).
+$(CHROMIUM):
+	$(SUDO) apt-get install -y -q chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
+
+test: lint $(CHROMIUM)
 	$(BIN)/pytest -q
 
 clean:

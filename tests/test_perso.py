@@ -271,8 +271,11 @@ def test_generation_on_mockllm_validates_reasks_lints_and_exports(tmp_path: Path
     assert samples and all(s.metadata["op_reply"] for s in samples)  # type: ignore[index]
     first = samples[0]
     copied = " ".join(first.metadata["op_reply"].split()[:8])  # type: ignore[index]
-    gold = {"belief": "The OP now accepts part of the argument.", "emotion": "The OP feels appreciative.",
-            "intent": copied}  # fmt: skip
+    gold = {
+        "belief": "The OP now accepts part of the argument.",
+        "emotion": "The OP feels appreciative.",
+        "intent": copied,
+    }
     outputs = [
         "Sure! Here it is.",  # malformed: re-asked
         json.dumps(gold),
@@ -329,11 +332,21 @@ def test_agreement_matches_a_hand_count(tmp_path: Path) -> None:
         for item, answer in zip(belief, picks, strict=True)
     ]
     lines += [
-        {"annotator": "A", "study": "verification", "instance": belief[0].id, "answer": "ABCD"[belief[0].gold],
-         "ratings": {"gold": 5, "distractors": 4}},
-        {"annotator": "B", "study": "verification", "instance": belief[0].id, "answer": belief[0].gold,
-         "ratings": {"gold": 4, "distractors": 4}},
-    ]  # fmt: skip
+        {
+            "annotator": "A",
+            "study": "verification",
+            "instance": belief[0].id,
+            "answer": "ABCD"[belief[0].gold],
+            "ratings": {"gold": 5, "distractors": 4},
+        },
+        {
+            "annotator": "B",
+            "study": "verification",
+            "instance": belief[0].id,
+            "answer": belief[0].gold,
+            "ratings": {"gold": 4, "distractors": 4},
+        },
+    ]
     path = tmp_path / "annotations.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines))
     result = analyse(load_annotations(path), items, path)

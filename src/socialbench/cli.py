@@ -319,9 +319,23 @@ def run(
 @click.argument("logs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
 @click.option("-R", "report_args", multiple=True, metavar="KEY=VALUE", help="Report option (see `socialbench list`).")
-def report(benchmark: str, logs: tuple[str, ...], as_json: bool, report_args: tuple[str, ...]) -> None:
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write one self-contained HTML report.")
+@click.option("--figures", "figures_dir", type=click.Path(file_okay=False), help="Write each figure as SVG and PDF.")
+@click.option("--tables", "tables_dir", type=click.Path(file_okay=False), help="Write each table as CSV and LaTeX.")
+@click.option("--compare-paper", is_flag=True, help="Show the paper's published numbers next to yours, labelled.")
+def report(
+    benchmark: str,
+    logs: tuple[str, ...],
+    as_json: bool,
+    report_args: tuple[str, ...],
+    html_path: str | None,
+    figures_dir: str | None,
+    tables_dir: str | None,
+    compare_paper: bool,
+) -> None:
     """The benchmark's tables from inspect logs (files or folders; several models and settings at once). Logs of
-    the same task, model and arguments (a killed run and its resume) count once: the latest complete one."""
+    the same task, model and arguments (a killed run and its resume) count once: the latest complete one.
+    --html / --figures / --tables write the report with the papers' figures for publication."""
     from .benchmarks import get_benchmark
     from .shared.benchmark import latest_runs, log_paths, parse_arguments
 
@@ -330,7 +344,20 @@ def report(benchmark: str, logs: tuple[str, ...], as_json: bool, report_args: tu
     for fixed in _REPORT_FIXED:
         if fixed in options:
             raise ValueError(f"-R {fixed}: set by the command itself")
-    bench.report(latest_runs(log_paths(logs)), out, as_json=as_json, **options)
+    paths = latest_runs(log_paths(logs))
+    bench.report(paths, out, as_json=as_json, **options)
+    if html_path or figures_dir or tables_dir:
+        from .shared import reporting
+
+        if bench.document is None:
+            raise ValueError(f"benchmark {benchmark!r} has no figure report")
+        doc = bench.document(paths, compare_paper)
+        if html_path:
+            err.print(f"wrote {reporting.write_html(doc, html_path)}")
+        if figures_dir:
+            err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
+        if tables_dir:
+            err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
 
 
 @main.command()

@@ -42,6 +42,9 @@ class Benchmark:
     catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
     """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
     analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    document: Callable[[list[str], bool], Any] | None = None
+    """``document(logs, compare_paper)`` -> a `socialbench.shared.reporting.Document` (the papers' figures and
+    tables) for ``socialbench report --html / --figures / --tables``."""
     """Analyses that need no logs (``socialbench analyze NAME ANALYSIS``): ``fn(console, as_json=False, **options)``."""
 
     def task(self, name: str | None = None) -> TaskFunction:

@@ -1,6 +1,7 @@
 """LongSocialBench: 4-option items over complete discussion threads (Liu et al., 2026)."""
 
 from ...shared.benchmark import Benchmark
+from .figures import document
 from .recall import recall
 from .report import report, summarize
 from .task import longsocial
@@ -23,6 +24,7 @@ BENCHMARK = Benchmark(
     tasks=[longsocial],
     summarize=summarize,
     report=report,
+    document=document,
     catalogs=catalogs,
     analyses={"recall": recall},
 )

@@ -288,6 +288,7 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
                 "episodes": len(per),
                 "rho": None if math.isnan(rho) else float(rho),
                 "p": None if math.isnan(p) else float(p),
+                "points": [[x, y] for x, y in zip(xs, ys, strict=True)],
             }
         )
     return out

@@ -5,6 +5,7 @@ non-LLM baselines and human agreement."""
 from ...shared.benchmark import Benchmark
 from .baselines import baselines
 from .data import construct, construction_report, load_pairs, load_threads
+from .figures import document
 from .generation import export_items
 from .human import human_agreement
 from .report import report, summarize
@@ -17,6 +18,7 @@ BENCHMARK = Benchmark(
     tasks=[perso, perso_generate],
     summarize=summarize,
     report=report,
+    document=document,
     analyses={
         "construction": construction_report,
         "baselines": baselines,

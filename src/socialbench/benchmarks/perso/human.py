@@ -30,10 +30,10 @@ from ...shared.agreement import agreement
 from ...shared.statistics import percent
 from .data import DIMENSIONS
 from .items import CognitiveItem, load_items
+from .paper import AGREEMENT_KAPPA
 
 Study = Literal["behavioral", "cognitive", "verification"]
-PAPER_KAPPA = {"belief": 0.911, "emotion": 0.623, "intent": 0.709}
-"""Table 4: answer-selection agreement of the verification study (mean pairwise Cohen's kappa)."""
+PAPER_KAPPA = AGREEMENT_KAPPA
 
 
 class Annotation(BaseModel):

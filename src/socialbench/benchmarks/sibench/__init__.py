@@ -5,6 +5,7 @@
 
 from ...shared.benchmark import Benchmark
 from .dataset import load_dialogues
+from .figures import document
 from .report import report, summarize
 from .task import sibench
 
@@ -15,6 +16,7 @@ BENCHMARK = Benchmark(
     tasks=[sibench],
     summarize=summarize,
     report=report,
+    document=document,
 )
 
 __all__ = ["BENCHMARK", "load_dialogues", "sibench"]

@@ -1,0 +1,250 @@
+"""LongSocialBench's figures and tables for `socialbench report longsocial --html / --figures / --tables`: the
+setting x model heatmap (Fig. 4), method bands (Table 14 as a figure), accuracy by capability and by platform
+(Figs. 5-6), reasoning lifts (Table 17), episode length vs accuracy with Spearman's rho (Fig. 9) and evidence
+recall per retriever (Table 18)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...shared.figures import Estimate, bars, from_line, heatmap, scatter
+from ...shared.reporting import Document, Figure, Section, Table, provenance
+from . import paper
+from .items import CAPABILITIES
+from .recall import evidence_recall
+from .report import PAPER_PLATFORMS, analyses
+
+
+def _run_label(row: dict[str, Any]) -> str:
+    return f"{row['model']} · {row['workflow']}"
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else 100 * value
+
+
+def _ci(line: dict[str, Any], i: int) -> float | None:
+    return _pct(line["ci95"][i]) if line.get("ci95") else None
+
+
+def document(logs: list[str], compare_paper: bool = False) -> Document:
+    data = analyses(logs)
+    cells = data["grid"]
+    models = sorted({c["model"] for c in cells})
+    settings = list(dict.fromkeys(c["workflow"] for c in cells))
+    sections: list[Section] = []
+
+    grid_fig = heatmap(
+        "Accuracy by setting and model (Fig. 4)",
+        settings,
+        models,
+        {(c["workflow"], c["model"]): from_line(c, n="asked") for c in cells},
+    )
+    grid_table = Table(
+        "longsocial-grid",
+        "Grid (Table 14 cells): accuracy % [95% CI], asked items, paired change vs Full (pp)",
+        [
+            "setting",
+            "model",
+            "accuracy",
+            "CI low",
+            "CI high",
+            "asked",
+            "over-length",
+            "unparsed",
+            "Δ Full",
+            "Δ low",
+            "Δ high",
+        ],
+        [
+            [
+                c["workflow"],
+                c["model"],
+                _pct(c["accuracy"]),
+                _ci(c, 0),
+                _ci(c, 1),
+                c["asked"],
+                c["overlength"],
+                c["unparsed"],
+                _pct((c["delta_vs_full"] or {}).get("delta")),
+                _ci(c["delta_vs_full"] or {}, 0),
+                _ci(c["delta_vs_full"] or {}, 1),
+            ]
+            for c in cells
+        ],
+    )
+    sections.append(
+        Section("The grid", [Figure("longsocial-heatmap", "Setting × model accuracy", grid_fig), grid_table])
+    )
+
+    fams = data["families"]
+    names = [f["family"] for f in fams]
+    refs = {}
+    paper_series = None
+    if compare_paper:
+        refs[f"paper: human readers {paper.HUMAN[0]:g} ({paper.HUMAN[1]})"] = paper.HUMAN[0] / 100
+        paper_series = {
+            f"LongSocialBench {paper.FAMILIES_SOURCE}": [
+                paper.FAMILIES[n][0] / 100 if n in paper.FAMILIES else None for n in names
+            ]
+        }
+    bands = bars(
+        "Method families: mean of cell accuracies, cell-level 95% CI (Table 14)",
+        names,
+        {"this run": [Estimate(f["mean"], f["ci95"][0], f["ci95"][1], f["cells"]) for f in fams]},
+        references=refs,
+        paper=paper_series,
+    )
+    fam_table = Table(
+        "longsocial-families",
+        "Setting families (Table 14): mean accuracy % over cells, cell-level 95% CI",
+        ["family", "cells", "mean", "CI low", "CI high", "Δ Full (pp)", "diagnostic"],
+        [
+            [f["family"], f["cells"], _pct(f["mean"]), _ci(f, 0), _ci(f, 1), _pct(f["delta_vs_full"]), f["diagnostic"]]
+            for f in fams
+        ],
+    )
+    sections.append(Section("Method bands", [Figure("longsocial-families", "Method families", bands), fam_table]))
+
+    for key, title, fig_name, groups in (
+        ("by_capability", "Accuracy by capability (Fig. 5)", "longsocial-capability", list(CAPABILITIES)),
+        ("by_platform", "Accuracy by platform (Fig. 6)", "longsocial-platform", None),
+    ):
+        rows = data[key]
+        group_names = groups or sorted({g for r in rows for g in r if g not in ("model", "workflow")})
+        series = {_run_label(r): [from_line(r.get(g), n="asked") for g in group_names] for r in rows}
+        figure = bars(title, group_names, series, references={"chance (25%)": 0.25})
+        table = Table(
+            fig_name,
+            f"{title}: accuracy % (asked items)",
+            ["model", "setting", *[f"{g} {k}" for g in group_names for k in ("%", "asked")]],
+            [[r["model"], r["workflow"], *[v for g in group_names for v in _acc_n(r.get(g))]] for r in rows],
+        )
+        sections.append(Section(title, [Figure(fig_name, title, figure), table]))
+
+    lifts = data["reasoning_lifts"]
+    if lifts:
+        flows = list(dict.fromkeys(lift["workflow"] for lift in lifts))
+        series = {
+            m: [
+                next(
+                    (
+                        Estimate(
+                            lift["delta"], (lift["ci95"] or [None])[0], (lift["ci95"] or [None, None])[1], lift["n"]
+                        )
+                        for lift in lifts
+                        if lift["model"] == m and lift["workflow"] == w
+                    ),
+                    Estimate(None),
+                )
+                for w in flows
+            ]
+            for m in sorted({lift["model"] for lift in lifts})
+        }
+        figure = bars("Reasoning lift over Full, paired on items (Table 17)", flows, series, ylabel="Δ accuracy (pp)")
+        table = Table(
+            "longsocial-lifts",
+            "Reasoning lifts over Full (Table 17): pp, paired on items, 95% CI",
+            ["model", "setting", "Δ", "CI low", "CI high", "items"],
+            [
+                [lift["model"], lift["workflow"], _pct(lift["delta"]), _ci(lift, 0), _ci(lift, 1), lift["n"]]
+                for lift in lifts
+            ],
+        )
+        sections.append(Section("Reasoning lifts", [Figure("longsocial-lifts", "Reasoning lifts", figure), table]))
+
+    lengths = data["length_vs_accuracy"]
+    if lengths:
+        points = {_run_label(r): [tuple(p) for p in r["points"]] for r in lengths}
+        notes = {
+            _run_label(r): "(ρ = –)"
+            if r["rho"] is None
+            else f"(ρ = {r['rho']:.2f}, p = {r['p']:.2f}, {r['episodes']} episodes)"
+            for r in lengths
+        }
+        figure = scatter(
+            "Episode length vs accuracy (Fig. 9)", points, "episode length (cl100k tokens)", "accuracy (%)", notes
+        )
+        table = Table(
+            "longsocial-length",
+            "Episode length vs accuracy (Fig. 9): Spearman's ρ over episodes",
+            ["model", "setting", "episodes", "rho", "p"],
+            [[r["model"], r["workflow"], r["episodes"], r["rho"], r["p"]] for r in lengths],
+        )
+        sections.append(Section("Length", [Figure("longsocial-length", "Episode length vs accuracy", figure), table]))
+
+    recall_rows = _recall(logs)
+    if recall_rows:
+        names = [r["setting"] + (f" ({r['embedder']})" if r["embedder"] else "") for r in recall_rows]
+        figure = bars(
+            "Evidence recall per retriever (Table 18)",
+            names,
+            {
+                "mean recall": [Estimate(r["mean_recall"], n=r["items"]) for r in recall_rows],
+                "items with ≥ 75% recall": [Estimate(r["share_ge_75"], n=r["items"]) for r in recall_rows],
+            },
+            ylabel="recall / share (%)",
+            paper={f"LongSocialBench {paper.RECALL_SOURCE}": [paper.RECALL.get(r["setting"]) for r in recall_rows]}
+            if compare_paper
+            else None,
+        )
+        table = Table(
+            "longsocial-recall",
+            "Evidence recall of the retrieval settings (Table 18), on the logged items; no model involved",
+            ["setting", "embedder", "items", "mean recall %", "≥ 75% %", "full coverage %", "posts shown"],
+            [
+                [
+                    r["setting"],
+                    r["embedder"],
+                    r["items"],
+                    _pct(r["mean_recall"]),
+                    _pct(r["share_ge_75"]),
+                    _pct(r["full_coverage"]),
+                    r["mean_posts_shown"],
+                ]
+                for r in recall_rows
+            ],
+            note="E5 settings name the embedder used; a MiniLM run is not an E5 run.",
+        )
+        sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
+
+    if compare_paper:
+        rows = [[n, v, lo, hi, paper.FAMILIES_SOURCE] for n, (v, lo, hi) in paper.FAMILIES.items()]
+        rows.append(["human readers", paper.HUMAN[0], None, None, paper.HUMAN[1]])
+        rows += [[f"{k} (mean of 18 models)", v, None, None, "Table 4"] for k, v in paper.GOLD_SCOPE.items()]
+        sections.append(
+            Section(
+                "The paper's numbers",
+                [
+                    Table(
+                        "longsocial-paper",
+                        "LongSocialBench's published numbers (accuracy %)",
+                        ["what", "%", "CI low", "CI high", "source"],
+                        rows,
+                    )
+                ],
+            )
+        )
+    platforms = ", ".join(PAPER_PLATFORMS.values())
+    return Document("longsocial", f"LongSocialBench report (paper platforms: {platforms})", provenance(logs), sections)
+
+
+def _acc_n(line: dict[str, Any] | None) -> tuple[float | None, int]:
+    if not line:
+        return None, 0
+    return _pct(line["accuracy"]), line["asked"]
+
+
+def _recall(logs: list[str]) -> list[dict[str, Any]]:
+    """Table 18 on the items and episodes of the first run whose files are still where it found them."""
+    from inspect_ai.log import read_eval_log
+
+    for path in logs:
+        meta = read_eval_log(path, header_only=True).eval.metadata or {}
+        if meta.get("benchmark") != "longsocial":
+            continue
+        try:
+            return evidence_recall(meta.get("items"), meta.get("episodes"))
+        except (OSError, ValueError):
+            continue
+    return []

@@ -1,0 +1,198 @@
+"""PerSo's figures and tables for `socialbench report perso --html / --figures / --tables`: behavioral accuracy
+with the length heuristic and the surface-feature classifier as reference lines, per-dimension cognitive
+accuracy, first-position rates (Fig. 2), option-choice distributions (§A.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai.log import read_eval_log
+
+from ...shared.figures import Estimate, bars, from_line, stacked_shares
+from ...shared.reporting import Document, Figure, Section, Table, provenance
+from . import paper
+from .baselines import feature_classifier
+from .cognitive import LETTERS
+from .data import DIMENSIONS
+from .report import collect
+
+
+def _label(run: dict[str, Any]) -> str:
+    return str(run["model"]) + (" (thinking)" if run["thinking"] else "")
+
+
+def _classifier_on_logged_pairs(path: str) -> float | None:
+    """The 14-feature classifier's 5-fold accuracy on the pairs of one behavioral log (features are logged)."""
+    seen: dict[str, tuple[list[float], list[float]]] = {}
+    for sample in read_eval_log(path).samples or []:
+        meta = sample.metadata or {}
+        seen[meta["pair_id"]] = (meta["winner_features"], meta["loser_features"])
+    try:
+        return feature_classifier([w for w, _ in seen.values()], [lo for _, lo in seen.values()])[0]
+    except ValueError:  # fewer than 10 pairs: no classifier line
+        return None
+
+
+def document(logs: list[str], compare_paper: bool = False) -> Document:
+    data = collect(logs)
+    runs = data["runs"]
+    behavioral = [r for r in runs if r["task"] == "behavioral"]
+    cognitive = [r for r in runs if r["task"] == "cognitive"]
+    sections = []
+    if behavioral:
+        refs: dict[str, float] = {}
+        first = behavioral[0]
+        if first["length_heuristic_same_pairs"] is not None:
+            refs[f"longer reply, same {first['pairs']} pairs"] = first["length_heuristic_same_pairs"]
+        classifier = _classifier_on_logged_pairs(first["log"])
+        if classifier is not None:
+            refs["14-feature classifier, 5-fold CV"] = classifier
+        if compare_paper:
+            for name, (value, ref) in {**paper.BASELINES, **paper.BEHAVIORAL}.items():
+                refs[f"paper: {name} {value:g} ({ref})"] = value / 100
+        labels = [_label(r) for r in behavioral]
+        accuracy = bars(
+            "Behavioral accuracy: which reply won the delta",
+            labels,
+            {
+                "all pairs": [from_line(r["all"]) for r in behavioral],
+                "length-robust subset": [from_line(r["length_robust"]) for r in behavioral],
+            },
+            references=refs,
+        )
+        first_refs = {"no position preference (50%)": 0.5}
+        if compare_paper:
+            low, high, ref = paper.FIRST_CHOICE_BAND
+            first_refs |= {f"paper: {low:g}% ({ref})": low / 100, f"paper: {high:g}% ({ref})": high / 100}
+        first_rate = bars(
+            "First-position choice rate (Fig. 2)",
+            labels,
+            {"chose the reply shown first": [Estimate(r["first_choice_rate"]) for r in behavioral]},
+            ylabel="share of valid answers (%)",
+            references=first_refs,
+        )
+        table = Table(
+            "perso-behavioral",
+            "Behavioral accuracy % [95% CI] (n samples)",
+            [
+                "model",
+                "all pairs",
+                "CI low",
+                "CI high",
+                "n",
+                "length-robust",
+                "robust n",
+                "first-position %",
+                "same choice both orders %",
+                "invalid",
+                "longer-reply heuristic %",
+            ],
+            [
+                [
+                    _label(r),
+                    _pct(r["all"]["accuracy"]),
+                    _pct(r["all"]["ci95"][0] if r["all"]["ci95"] else None),
+                    _pct(r["all"]["ci95"][1] if r["all"]["ci95"] else None),
+                    r["all"]["n"],
+                    _pct(r["length_robust"]["accuracy"]),
+                    r["length_robust"]["n"],
+                    _pct(r["first_choice_rate"]),
+                    _pct(r["order_consistent_pairs"]),
+                    r["invalid"],
+                    _pct(r["length_heuristic_same_pairs"]),
+                ]
+                for r in behavioral
+            ],
+        )
+        sections.append(
+            Section(
+                "Behavioral task (§3.2.1)",
+                [
+                    Figure("perso-behavioral-accuracy", "Behavioral accuracy with reference lines", accuracy),
+                    Figure("perso-first-position", "First-position choice rate", first_rate),
+                    table,
+                ],
+            )
+        )
+    if cognitive:
+        series = {_label(r): [from_line(r[d]) for d in DIMENSIONS] for r in cognitive}
+        paper_series = (
+            {
+                f"{name} ({ref})": [_share(values[d]) for d in DIMENSIONS]
+                for name, (values, ref) in paper.COGNITIVE.items()
+            }
+            if compare_paper
+            else None
+        )
+        accuracy = bars(
+            "Cognitive accuracy per dimension",
+            list(DIMENSIONS),
+            series,
+            references={"chance (25%)": 0.25},
+            paper=paper_series,
+        )
+        groups = [f"{_label(r)}: {d}" for r in cognitive for d in DIMENSIONS]
+        shares = {x: [r[d]["option_shares"][x] for r in cognitive for d in DIMENSIONS] for x in LETTERS}
+        distribution = stacked_shares("Option-choice distribution (§A.5)", groups, shares)
+        table = Table(
+            "perso-cognitive",
+            "Cognitive accuracy % [95% CI] (n items) per dimension",
+            ["model", *[f"{d} {k}" for d in DIMENSIONS for k in ("%", "CI low", "CI high", "n")], "items by"],
+            [
+                [
+                    _label(r),
+                    *[
+                        v
+                        for d in DIMENSIONS
+                        for v in (
+                            _pct(r[d]["accuracy"]),
+                            _pct(r[d]["ci95"][0] if r[d]["ci95"] else None),
+                            _pct(r[d]["ci95"][1] if r[d]["ci95"] else None),
+                            r[d]["n"],
+                        )
+                    ],
+                    "; ".join(r["item_authors"] or []),
+                ]
+                for r in cognitive
+            ],
+        )
+        sections.append(
+            Section(
+                "Cognitive task (§3.2.2)",
+                [
+                    Figure("perso-cognitive-accuracy", "Cognitive accuracy per dimension", accuracy),
+                    Figure("perso-option-choice", "Option-choice distribution", distribution),
+                    table,
+                ],
+            )
+        )
+    if compare_paper:
+        rows = [[n, "behavioral", v, ref] for n, (v, ref) in {**paper.BEHAVIORAL, **paper.BASELINES}.items()]
+        rows += [
+            [n, f"cognitive: {d}", values[d], ref]
+            for n, (values, ref) in paper.COGNITIVE.items()
+            for d in DIMENSIONS
+            if values[d] is not None
+        ]
+        sections.append(
+            Section(
+                "The paper's numbers",
+                [
+                    Table(
+                        "perso-paper",
+                        "PerSo's published numbers (accuracy %), as printed",
+                        ["who", "task", "%", "source"],
+                        rows,
+                    )
+                ],
+            )
+        )
+    return Document("perso", "PerSo report", provenance(logs), sections)
+
+
+def _share(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else 100 * value

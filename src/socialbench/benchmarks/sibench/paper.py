@@ -1,0 +1,30 @@
+"""SI-Bench's published Table 1 scores, typed in once, with their source. Only rows whose columns our copy of the
+table (../shared/papers/SI-Bench.txt, which lost some cells) gives unambiguously are here; the human expert's reply
+scores are from §4.1's text. Shown only with ``socialbench report sibench --compare-paper``, labelled."""
+
+from __future__ import annotations
+
+TABLE1_SOURCE = "SI-Bench Table 1"
+TABLE1_COLUMNS = (
+    "motivation",
+    "cause",
+    "emotional_attitude",
+    "social_intention",
+    "communicative_strategy",
+    "cot_reply",
+    "direct_reply",
+)
+_FULL_ROWS = {
+    "Claude-4-Opus": (7.62, 7.57, 8.95, 7.47, 6.80, 5.32, 5.28),
+    "Claude-4-Sonnet": (7.50, 7.28, 8.90, 7.85, 7.37, 5.07, 5.37),
+    "Doubao-Seed-1.6": (5.97, 6.05, 7.24, 6.54, 6.28, 5.06, 5.47),
+    "GPT-4o": (5.63, 5.72, 7.65, 7.03, 7.06, 5.07, 4.54),
+    "Gemini-2.5-Flash": (5.66, 6.49, 7.93, 7.57, 7.01, 4.56, 4.61),
+}
+TABLE1: dict[str, dict[str, float | None]] = {
+    **{name: dict(zip(TABLE1_COLUMNS, values, strict=True)) for name, values in _FULL_ROWS.items()},
+    "Gemini-2.5-Pro": {"communicative_strategy": 6.99, "cot_reply": 5.73, "direct_reply": 5.94},
+    "Human expert": {"cot_reply": 6.13, "direct_reply": 6.40},
+}
+HUMAN_ALPHA = 0.712
+"""Krippendorff's alpha of the three annotators (§3.4)."""
