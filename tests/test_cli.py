@@ -120,7 +120,7 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
         assert expected in text
     # parameters with their types, defaults and docstring text
     assert re.search(r"answer_mode\s*│\s*auto\|generate\|logprobs\s*│\s*'auto'", text)
-    assert re.search(r"mode\s*│\s*cot\|direct\|pairwise\s*│\s*'cot'", text)
+    assert re.search(r"mode\s*│\s*paper\|cot\|direct\|pairwise\s*│\s*'paper'", text)
     assert "option-shuffling seed" in text
     assert re.search(r"│ full\s*│ Full context", text)  # the registered workflows
     assert re.search(r"similarity\s*│\s*bool\s*│\s*True", text)  # a report option (-R)

@@ -122,13 +122,18 @@ def _sibench_logs(folder: Path) -> list[str]:
         return COT if "Motivation" in messages[-1].text else json.dumps({"Response": "好的"}, ensure_ascii=False)
 
     def grader(messages: list[ChatMessage]) -> str:
-        score = len(messages[-1].text) % 3 * 5
+        text = messages[-1].text
+        score = len(text) % 3 * 5
+        if "same score" in text:
+            return json.dumps({"preferred": 1 + len(text) % 2})
+        if "Score each reply" in text:
+            return json.dumps({"reply_1": {"score": score}, "reply_2": {"score": 10 - score}})
         return json.dumps({k: {"score": score} for k in COMPONENT_KEYS} | {"reply": {"score": 10 - score}})
 
     logs = []
-    for mode in ("cot", "direct"):
+    for args in ({"mode": "paper"}, {"mode": "paper", "ablate": "cause"}, {"mode": "cot"}, {"mode": "direct"}):
         (log,) = eval(
-            sibench(mode=mode),
+            sibench(**args),
             model=_by_prompt(model),
             model_roles={"grader": _by_prompt(grader)},
             limit=6,

@@ -78,6 +78,10 @@ def test_prompts_follow_the_paper_and_ablate_cleanly() -> None:
         ('Sure! Here is my answer:\n"Response": "那你想我吗"\nHope this helps.', "那你想我吗", 1),
         ("“动机”：“试探”\n“回复”：“你猜”", "你猜", 2),
         ('{"Emotional Attitude": "playful", "Social Intention": "rapport", "Response": "ok"', "ok", 3),  # no brace
+        # replies are data: full-width punctuation inside a value stays as written
+        ('{"Response": "好，“真的”：走吧"}', "好，“真的”：走吧", 1),
+        ("{“Motivation”：“想被哄，真的”，“Response”：“好，我请你”}", "好，我请你", 2),
+        ("Response: 好，走吧", "好，走吧", 1),
     ],
 )
 def test_parser_reads_what_models_emit(text: str, response: str, fields: int) -> None:
@@ -93,6 +97,7 @@ def test_parser_reports_what_it_cannot_read(text: str) -> None:
 
 def test_reply_length_counts_characters() -> None:
     assert reply_length("那我请你喝奶茶") == 7 and reply_length("ok then") == 6
+    assert reply_length("好，走吧！") == 5  # punctuation counts, whitespace does not
 
 
 def test_rubric_schema_is_the_single_source() -> None:
@@ -284,13 +289,15 @@ def test_human_replies_are_judged_like_a_model(tmp_path: Any) -> None:
 
 # ---- analyses over logs --------------------------------------------------------------------------------------
 def test_richness_by_hand() -> None:
-    from socialbench.benchmarks.sibench.analysis import richness
+    from socialbench.benchmarks.sibench.analysis import richness, words
 
-    r = richness("哈哈 好")
-    assert r["length"] == 3 and r["diversity"] == pytest.approx(2 / 3)
-    assert r["entropy"] == pytest.approx(
-        -(2 / 3) * __import__("math").log2(2 / 3) - (1 / 3) * __import__("math").log2(1 / 3)
-    )
+    assert words("对方想被哄，因为最近没钱。") == ["对方", "想", "被", "哄", "因为", "最近", "没", "钱"]  # jieba
+    r = richness("我 爱 你，我")  # 4 words, 3 distinct: punctuation and spaces are not words
+    assert r["words"] == 4 and r["diversity"] == pytest.approx(3 / 4)
+    assert r["entropy"] == pytest.approx(1.5)  # -(1/2 log2 1/2 + 2 * 1/4 log2 1/4)
+    assert r["richness"] == pytest.approx(0.5 * 0.75 + 0.5 * 1.5 / 2)  # entropy normalised by log2(4)
+    english = richness("The cat saw the dog.")
+    assert english["words"] == 5 and english["diversity"] == pytest.approx(4 / 5)
 
 
 def test_tables_from_logs(tmp_path: Any) -> None:
@@ -320,15 +327,17 @@ def test_tables_from_logs(tmp_path: Any) -> None:
     )
     rows = score_rows([full.location, ablated.location, direct.location])
     (t1,) = table1(rows)
-    assert (t1["cot_reply"], t1["direct_reply"], t1["motivation"], t1["n_cot"]) == (10, 0, 5, 4)
-    (delta,) = ablation_deltas(rows)
+    assert (t1["cot_reply"], t1["direct_reply"], t1["motivation"], t1["n_cot"], t1["n_direct"]) == (10, 0, 5, 4, 4)
+    assert t1["protocol"] == "single-reply"
+    (delta,) = ablation_deltas(rows)  # paired on the same 4 dialogues
     assert delta["removed"] == "communicative_strategy" and delta["delta"] == -5
+    assert delta["n"] == 4 and delta["unpaired"] == 0 and delta["ci95"] == [-5, -5]
     groups = by_group(rows, "context_group")
     assert sum(g["n"] for g in groups.values()) == 4 and all(g["reply"] == 10 for g in groups.values())
 
 
-def test_reply_cot_similarity_with_the_offline_model(tmp_path: Any) -> None:
-    from socialbench.benchmarks.sibench.similarity import reply_cot_similarity
+def test_process_reply_similarity_has_both_series(tmp_path: Any) -> None:
+    from socialbench.benchmarks.sibench.similarity import process_reply_similarity
     from socialbench.shared.embeddings import cosine_pairs
 
     same, different = cosine_pairs(
@@ -336,10 +345,19 @@ def test_reply_cot_similarity_with_the_offline_model(tmp_path: Any) -> None:
         ["I will buy you a milk tea", "The tax law changed in 1998"],
     )
     assert same == pytest.approx(1.0, abs=1e-4) and different < 0.5
-    log = run({"mode": "cot"}, model_answers([COT_ANSWER]), judge_answers([json.dumps(VERDICT)] * 3)[0], 3, tmp_path)
-    rows = reply_cot_similarity([log.location])
-    assert [r["component"] for r in rows] == sorted(COMPONENT_KEYS)
-    assert all(r["n"] == 3 and -1.0 <= r["similarity"] <= 1.0 for r in rows)
+    cot = run({"mode": "cot"}, model_answers([COT_ANSWER]), judge_answers([json.dumps(VERDICT)] * 3)[0], 3, tmp_path)
+    direct = run(
+        {"mode": "direct"},
+        model_answers(['{"Response": "今天天气不错"}']),
+        judge_answers([json.dumps({"reply": {"score": 5}})] * 3)[0],
+        3,
+        tmp_path,
+    )
+    (row,) = process_reply_similarity([cot.location, direct.location])  # joined on the dialogue ids
+    assert row["n"] == 3 and row["embedder"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert row["english_only_embedder"] and len(row["values_cot"]) == len(row["values_direct"]) == 3
+    assert row["difference"] == pytest.approx(row["process_cot_reply"] - row["process_direct_reply"])
+    assert row["ci95"][0] <= row["difference"] <= row["ci95"][1]
 
 
 def test_without_a_grader_role_the_model_under_test_judges_with_one_warning(
@@ -371,3 +389,80 @@ def test_a_misconfigured_grader_fails_the_run_instead_of_being_replaced(tmp_path
             log_dir=str(tmp_path),
             display="none",
         )
+
+
+# ---- the paper's protocol ------------------------------------------------------------------------------------
+def test_paper_protocol_scores_both_replies_blind_with_a_preference_only_on_ties(tmp_path: Any) -> None:
+    cot_answer = json.dumps(
+        {"Motivation": "想被哄", "Cause": "没钱", "Emotional Attitude": "撒娇", "Social Intention": "拉近",
+         "Communicative Strategy": "幽默", "Response": "思考后的回复"},
+        ensure_ascii=False,
+    )  # fmt: skip
+    direct_answer = json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
+    prompts: list[str] = []
+    process = json.dumps({k: {"score": 5} for k in COMPONENT_KEYS})
+
+    def judge(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = input[-1].text
+        prompts.append(text)
+        if "analysis of this conversation" in text:
+            return ModelOutput.from_content(model="g", content=process)
+        if "same score" in text:  # a tie: prefer the CoT reply wherever it is shown
+            first = text.split("Reply 1: ", 1)[1].split("\n", 1)[0]
+            return ModelOutput.from_content(model="g", content=json.dumps({"preferred": 1 if "思考" in first else 2}))
+        first = text.split("Reply 1: ", 1)[1].split("\n", 1)[0]
+        dialogue_tie = "一起" in text or len(text) % 2 == 0  # some dialogues tie, others do not
+        cot_score, direct_score = (10, 10) if dialogue_tie else (5, 10)
+        a, b = (cot_score, direct_score) if "思考" in first else (direct_score, cot_score)
+        return ModelOutput.from_content(
+            model="g", content=json.dumps({"reply_1": {"score": a}, "reply_2": {"score": b}})
+        )
+
+    grader = get_model("mockllm/model", custom_outputs=judge, memoize=False)
+    log = run({"mode": "paper"}, model_answers([cot_answer, direct_answer]), grader, 8, tmp_path)
+    reply_prompts = [p for p in prompts if "Score each reply" in p]
+    process_prompts = [p for p in prompts if "analysis of this conversation" in p]
+    tie_prompts = [p for p in prompts if "same score" in p]
+    assert len(reply_prompts) == len(process_prompts) == 8  # both replies of a dialogue in ONE presentation
+    assert all("思考后的回复" in p and "直接的回复" in p for p in reply_prompts)
+    assert not any("想被哄" in p for p in reply_prompts)  # blind: the analysis is not shown with the replies
+    assert not any("思考后的回复" in p for p in process_prompts)  # the process is judged from the analysis alone
+    values = [s.scores["paper_judge"].value for s in log.samples or []]  # type: ignore[index]
+    metas = [s.scores["paper_judge"].metadata for s in log.samples or []]  # type: ignore[index]
+    ties = [v for v in values if v["tie"] == 1.0]
+    assert len(tie_prompts) == len(ties) and 0 < len(ties) < 8  # a preference only where the scores tie
+    assert all(v["cot_wins"] == 1.0 for v in ties)  # the tie-break preferred the CoT reply
+    assert all(v["cot_wins"] == 0.0 for v in values if v["tie"] == 0.0)  # the scores decide otherwise (5 < 10)
+    assert len({m["cot_first"] for m in metas}) == 2  # order randomized per dialogue and recorded
+    assert all(v["motivation"] == 5.0 for v in values)
+    by_key = {s.name: {k.split("/")[-1]: m.value for k, m in s.metrics.items()} for s in log.results.scores}  # type: ignore[union-attr]
+    assert by_key["cot_wins"]["judged_mean"] == pytest.approx(len(ties) / 8)
+    assert by_key["tie"]["judged_mean"] == pytest.approx(len(ties) / 8)
+
+
+def test_always_asked_preference_contradicting_scores_is_measured(tmp_path: Any) -> None:
+    cot = json.dumps({**{k: "x" for k in ("Motivation", "Cause")}, "Response": "COT回复"}, ensure_ascii=False)
+    direct = '{"Response": "直接回复"}'
+
+    def contrary(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        body = {"reply_1": {"score": 10}, "reply_2": {"score": 0}, "preferred": 2}  # prefers the lower score
+        return ModelOutput.from_content(model="g", content=json.dumps(body))
+
+    grader = get_model("mockllm/model", custom_outputs=contrary, memoize=False)
+    log = run({"mode": "pairwise"}, model_answers([cot, direct]), grader, 3, tmp_path)
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["preference_contradicts_scores"] == 1.0
+
+
+def test_random_subset_and_unpaired_ablations() -> None:
+    from socialbench.benchmarks.sibench.analysis import ablation_deltas
+    from socialbench.benchmarks.sibench.dataset import random_sample
+
+    dialogues = load_dialogues()
+    first = random_sample(dialogues, 100, seed=0)
+    assert len(first) == 100 and [d.id for d in first] == [d.id for d in random_sample(dialogues, 100, seed=0)]
+    rows = [
+        {"model": "m", "mode": "paper", "ablate": "", "dialogue": d, "cot_reply": 10.0} for d in ("a", "b", "c")
+    ] + [{"model": "m", "mode": "paper", "ablate": "cause", "dialogue": d, "cot_reply": 5.0} for d in ("b", "c", "z")]
+    (delta,) = ablation_deltas(rows)
+    assert delta["n"] == 2 and delta["delta"] == -5 and delta["unpaired"] == 2  # only b and c pair up

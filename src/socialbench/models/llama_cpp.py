@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import os
 import threading
 import weakref
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +214,9 @@ class EmbeddedLlama(ModelAPI):
             )
 
         temperature = 0.0 if config.temperature is None else config.temperature
+        grammar = None
+        if config.response_schema is not None:  # structured output: JSON valid by construction
+            grammar = _grammar(json.dumps(config.response_schema.json_schema.model_dump(exclude_none=True)))
         completion = self.llm.create_completion(
             prompt=tokens,
             max_tokens=max_new,
@@ -220,6 +225,7 @@ class EmbeddedLlama(ModelAPI):
             top_k=config.top_k if config.top_k is not None else 40,
             stop=config.stop_seqs or [],
             seed=config.seed if config.seed is not None else 0,
+            grammar=grammar,
         )
         choice = completion["choices"][0]  # type: ignore[index]
         usage = completion["usage"]  # type: ignore[index]
@@ -240,6 +246,14 @@ class EmbeddedLlama(ModelAPI):
                 total_tokens=len(tokens) + usage["completion_tokens"],
             ),
         )
+
+
+@cache
+def _grammar(schema: str) -> Any:
+    """A llama.cpp grammar for a JSON schema (llama-cpp-python's converter), built once per schema."""
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema, verbose=False)
 
 
 # Registered by call rather than as a decorator so that `EmbeddedLlama` stays the class (for isinstance checks).

@@ -19,8 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
-from pydantic import ValidationError
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.util import json_schema
+from pydantic import BaseModel, ValidationError
 
 logger = logging.getLogger(__name__)
 V = TypeVar("V")
@@ -101,11 +110,21 @@ class Judge:
                 self._model = get_model()
         return self._model
 
-    async def ask(self, prompt: str, validate: Callable[[Any], V]) -> tuple[V | None, list[str]]:
-        """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format."""
+    async def ask(
+        self, prompt: str, validate: Callable[[Any], V], schema: type[BaseModel] | None = None
+    ) -> tuple[V | None, list[str]]:
+        """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format. With a
+        ``schema``, the call carries it as inspect's structured output (``response_schema``): API providers honour
+        it, and the embedded model turns it into a llama.cpp grammar, so the JSON is valid by construction."""
         problems: list[str] = []
         messages: list[ChatMessage] = [ChatMessageSystem(content=self.system), ChatMessageUser(content=prompt)]
-        config = GenerateConfig(temperature=0.0, max_tokens=self.max_tokens)
+        config = GenerateConfig(
+            temperature=0.0,
+            max_tokens=self.max_tokens,
+            response_schema=None
+            if schema is None
+            else ResponseSchema(name=schema.__name__, json_schema=json_schema(schema), strict=False),
+        )
         for _attempt in range(self.retries + 1):
             output = await self.model().generate(messages, config=config)
             try:
@@ -132,6 +151,7 @@ class Judge:
         key: str,
         seed: int = 0,
         swap: bool = True,
+        schema: type[BaseModel] | None = None,
     ) -> tuple[PairOutcome | None, list[str]]:
         """Judge ``a`` against ``b`` blind: ``render(first, second)`` builds the prompt; the order is drawn from
         ``(seed, key)``; with ``swap`` the other order is asked too. ``(None, problems)`` if a verdict failed."""
@@ -140,7 +160,7 @@ class Judge:
         verdicts: list[tuple[bool, Any]] = []
         for shown_a_first in orders:
             first, second = (a, b) if shown_a_first else (b, a)
-            verdict, problems = await self.ask(render(first, second), validate)
+            verdict, problems = await self.ask(render(first, second), validate, schema)
             if verdict is None:
                 return None, problems
             verdicts.append((shown_a_first, verdict))

@@ -12,7 +12,7 @@ import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
 from inspect_ai.solver import TaskState
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ...shared.answers import extract_letter, letter_from_logprobs
 from ...shared.judging import Judge
@@ -107,7 +107,7 @@ def choice_letter() -> Scorer:
 
 class OpenVerdict(BaseModel):
     correct: bool
-    rationale: str = ""
+    rationale: str = Field("", json_schema_extra={"maxLength": 400})
 
 
 def open_answer_prompt(stem: str, gold: str, answer: str) -> str:
@@ -141,7 +141,7 @@ def open_answer_judge(retries: int = 2) -> Scorer:
             )
         gold = state.metadata["options"][LETTERS.index(target.text)]
         verdict, problems = await judge.ask(
-            open_answer_prompt(state.metadata["stem"], gold, answer), OpenVerdict.model_validate
+            open_answer_prompt(state.metadata["stem"], gold, answer), OpenVerdict.model_validate, OpenVerdict
         )
         if verdict is None:
             return Score(

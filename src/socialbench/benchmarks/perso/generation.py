@@ -17,7 +17,8 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
+from pydantic.config import JsonDict
 from rich.console import Console
 
 from ...conversations.model import Thread
@@ -31,10 +32,15 @@ ITEMS_KEY = "perso:items"
 WRITER = "You write evaluation items from real conversations. Answer with JSON only."
 
 
+_SENTENCE: JsonDict = {
+    "maxLength": 300
+}  # in the schema only: bounds a grammar-constrained model, not an API model's answer
+
+
 class GoldStates(BaseModel):
-    belief: str
-    emotion: str
-    intent: str
+    belief: str = Field(json_schema_extra=_SENTENCE)
+    emotion: str = Field(json_schema_extra=_SENTENCE)
+    intent: str = Field(json_schema_extra=_SENTENCE)
 
     @field_validator("belief", "emotion", "intent")
     @classmethod
@@ -45,7 +51,9 @@ class GoldStates(BaseModel):
 
 
 class Distractors(BaseModel):
-    distractors: list[str]
+    distractors: list[str] = Field(
+        json_schema_extra={"minItems": 3, "maxItems": 3, "items": {"type": "string", **_SENTENCE}}
+    )
 
     @field_validator("distractors")
     @classmethod
@@ -95,13 +103,13 @@ def write_items_solver(retries: int = 2, seed: int = 0) -> Solver:
         meta = state.metadata
         problems: dict[str, list[str]] = {}
         items: list[dict[str, Any]] = []
-        gold, problems["gold"] = await writer.ask(state.input_text, GoldStates.model_validate)
+        gold, problems["gold"] = await writer.ask(state.input_text, GoldStates.model_validate, GoldStates)
         model_name = str(writer.model())
         if gold is not None:
             for dimension in DIMENSIONS:
                 answer = getattr(gold, dimension)
                 prompt = distractor_prompt(meta["post"], meta["reply"], meta["op_reply"], dimension, answer)
-                made, problems[dimension] = await writer.ask(prompt, Distractors.model_validate)
+                made, problems[dimension] = await writer.ask(prompt, Distractors.model_validate, Distractors)
                 if made is None:
                     continue
                 if _norm(answer) in {_norm(d) for d in made.distractors}:

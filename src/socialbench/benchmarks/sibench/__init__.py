@@ -12,7 +12,7 @@ from .task import sibench
 BENCHMARK = Benchmark(
     name="sibench",
     title="SI-Bench",
-    paper="SI-Bench: Evaluating Social Intelligence of LLMs in Real Chinese Dialogues",
+    paper="SI-Bench: Benchmarking Social Intelligence of Large Language Models in Human-to-Human Conversations",
     tasks=[sibench],
     summarize=summarize,
     report=report,

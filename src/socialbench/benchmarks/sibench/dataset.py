@@ -16,7 +16,7 @@ from pathlib import Path
 from ...conversations.model import Dialogue
 from ...conversations.sources.sibench import read_sibench
 
-# first-level situation (en, as released) -> high- or low-context group (paper §5, RQ2)
+# first-level situation (en, as released) -> high- or low-context group (paper §4.2, RQ2)
 CONTEXT_GROUPS = {
     "Implied Meaning": "high",
     "Equivocation": "high",
@@ -100,3 +100,11 @@ def stratified_sample(
         rng.shuffle(members)
         chosen.update(id(d) for d in members[: quota[g]])
     return [d for d in dialogues if id(d) in chosen]
+
+
+def random_sample(dialogues: Sequence[Dialogue], n: int = 100, seed: int = 0) -> list[Dialogue]:
+    """A uniform seeded sample of ``n`` dialogues (the paper's ablation: "randomly sample 100 dialogue examples",
+    §4.4), in source order. Run the full CoT and every ablation with the same ``n`` and ``seed``: the report pairs
+    them on dialogue ids."""
+    keep = set(random.Random(seed).sample(range(len(dialogues)), min(n, len(dialogues))))
+    return [d for i, d in enumerate(dialogues) if i in keep]

@@ -1,7 +1,8 @@
 """SI-Bench's figures and tables for `socialbench report sibench --html / --figures / --tables`: process and
-reply scores per model (Table 1 as a figure), scores per situation and per context group (RQ2), ablation deltas
-(Table 2), reply length and richness (Fig. 4), reply-CoT similarity (Fig. 5) and CoT-vs-direct win rates.
-Every bar is a mean over judged samples with its bootstrap 95% CI and n."""
+reply scores per model (Table 1 as a figure), CoT reply score per situation and per context group (§4.2), ablation
+deltas paired on dialogues (Table 2), CoT-process length and richness (Fig. 4), CoT win rates, and the CoT
+process's similarity to the CoT vs the direct reply (Fig. 5). Every bar is a mean over judged samples with its
+bootstrap 95% CI and n."""
 
 from __future__ import annotations
 
@@ -17,12 +18,17 @@ SCORE_GROUPS = [*COMPONENT_KEYS, "cot_reply", "direct_reply"]
 
 
 def _values(rows: list[dict[str, Any]], key: str) -> list[float]:
-    return [float(r[key]) for r in rows if r.get(key) is not None]
+    """Finite values of ``key`` (NaN marks not judged)."""
+    return [float(r[key]) for r in rows if isinstance(r.get(key), int | float) and r[key] == r[key]]
 
 
 def _score_estimates(rows: list[dict[str, Any]], model: str) -> list[Estimate]:
-    mine = [r for r in rows if r["model"] == model]
-    cot = analysis._judged([r for r in mine if r["mode"] == "cot" and not r["ablate"]])
+    """Table 1's columns for one model: from its paper-protocol runs if any, else its single-reply runs."""
+    mine = [r for r in rows if r["model"] == model and not r["ablate"]]
+    paper = [r for r in mine if r["mode"] == "paper"]
+    if paper:
+        return [estimate(_values(paper, k)) for k in SCORE_GROUPS]
+    cot = analysis._judged([r for r in mine if r["mode"] == "cot"])
     direct = analysis._judged([r for r in mine if r["mode"] == "direct"])
     return [
         *(estimate(_values(cot, k)) for k in COMPONENT_KEYS),
@@ -31,26 +37,27 @@ def _score_estimates(rows: list[dict[str, Any]], model: str) -> list[Estimate]:
     ]
 
 
-def _table(name: str, title: str, columns: list[str], rows: list[list[Any]]) -> Table:
-    return Table(name, title, columns, rows)
-
-
 def _est_cells(est: Estimate) -> list[Any]:
     return [est.value, est.low, est.high, est.n]
 
 
-def document(logs: list[str], compare_paper: bool = False) -> Document:
-    rows = analysis.score_rows(logs)
-    models = sorted({r["model"] for r in rows})
-    sections: list[Section] = []
+def _estimate_table(name: str, title: str, groups: list[str], series: dict[str, list[Estimate]]) -> Table:
+    return Table(
+        name,
+        title,
+        ["model", *[f"{g} {k}" for g in groups for k in ("mean", "CI low", "CI high", "n")]],
+        [[m, *[c for est in ests for c in _est_cells(est)]] for m, ests in series.items()],
+    )
 
+
+def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper: bool) -> Section:
     scores = {m: _score_estimates(rows, m) for m in models}
     paper_series = (
         {f"{name} ({TABLE1_SOURCE})": [values.get(k) for k in SCORE_GROUPS] for name, values in TABLE1.items()}
         if compare_paper
         else None
     )
-    table1 = bars(
+    figure = bars(
         "Process and reply scores per model (Table 1)",
         SCORE_GROUPS,
         scores,
@@ -59,164 +66,225 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         paper=paper_series,
         ylim=(0, 10.5),
     )
-    t1 = _table(
-        "sibench-table1",
-        "Table 1: mean score (0-10) [95% CI] (n judged)",
-        ["model", *[f"{g} {k}" for g in SCORE_GROUPS for k in ("mean", "CI low", "CI high", "n")]],
-        [[m, *[c for est in scores[m] for c in _est_cells(est)]] for m in models],
-    )
-    parts: list[Table | Figure] = [Figure("sibench-table1", "Process and reply scores", table1), t1]
+    parts: list[Table | Figure] = [
+        Figure("sibench-table1", "Process and reply scores", figure),
+        _estimate_table("sibench-table1", "Table 1: mean score (0-10) [95% CI] (n judged)", SCORE_GROUPS, scores),
+    ]
     if compare_paper:
         parts.append(
-            _table(
+            Table(
                 "sibench-paper",
                 f"SI-Bench's published scores ({TABLE1_SOURCE}), where our copy of the table is unambiguous",
                 ["who", *TABLE1_COLUMNS],
                 [[name, *[values.get(k) for k in TABLE1_COLUMNS]] for name, values in TABLE1.items()],
             )
         )
-    sections.append(Section("Scores (RQ1)", parts))
+    return Section("Scores (RQ1)", parts)
 
+
+def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Section]:
+    scored = [
+        {**r, "cot_reply_score": analysis.cot_reply_score(r)}
+        for r in rows
+        if not r["ablate"] and analysis.cot_reply_score(r) is not None
+    ]
+    out = []
     for key, title, name in (
-        ("situation", "CoT reply score per situation (RQ2)", "sibench-situation"),
-        ("context_group", "CoT reply score by context group (RQ2)", "sibench-context"),
+        ("situation", "CoT reply score per situation (§4.2)", "sibench-situation"),
+        ("context_group", "CoT reply score by context group (§4.2)", "sibench-context"),
     ):
-        judged = analysis._judged([r for r in rows if r["mode"] == "cot" and not r["ablate"]])
-        groups = sorted({str(r.get(key)) for r in judged})
+        groups = sorted({str(r.get(key)) for r in scored})
         if not groups:
             continue
         series = {
             m: [
-                estimate(_values([r for r in judged if r["model"] == m and str(r.get(key)) == g], "reply"))
+                estimate(_values([r for r in scored if r["model"] == m and str(r.get(key)) == g], "cot_reply_score"))
                 for g in groups
             ]
             for m in models
         }
         figure = bars(title, groups, series, ylabel="reply score (0-10)", scale=1.0, ylim=(0, 10.5))
-        table = _table(
-            name,
-            f"{title}: mean [95% CI] (n)",
-            ["model", *[f"{g} {k}" for g in groups for k in ("mean", "CI low", "CI high", "n")]],
-            [[m, *[c for est in series[m] for c in _est_cells(est)]] for m in models],
-        )
-        sections.append(Section(title, [Figure(name, title, figure), table]))
-
-    deltas = analysis.ablation_deltas(rows)
-    if deltas:
-        removed = sorted({d["removed"] for d in deltas})
-        series = {
-            m: [
-                next((Estimate(d["delta"]) for d in deltas if d["model"] == m and d["removed"] == c), Estimate(None))
-                for c in removed
-            ]
-            for m in sorted({d["model"] for d in deltas})
-        }
-        figure = bars(
-            "Ablation: reply score without a CoT component minus full CoT (Table 2)",
-            removed,
-            series,
-            ylabel="Δ reply score",
-            scale=1.0,
-        )
-        table = _table(
-            "sibench-ablation",
-            "Ablation deltas (Table 2)",
-            ["model", "removed", "reply", "full CoT reply", "Δ"],
-            [[d["model"], d["removed"], d["reply"], d["full_cot_reply"], d["delta"]] for d in deltas],
-        )
-        sections.append(Section("Ablations", [Figure("sibench-ablation", "Ablation deltas", figure), table]))
-
-    styled = [r for r in rows if "reply_length" in r]
-    if styled:
-        keys = sorted({(r["model"], r["mode"]) for r in styled})
-        labels = [f"{m} · {mode}" for m, mode in keys]
-        per = {k: [r for r in styled if (r["model"], r["mode"]) == k] for k in keys}
-        length = bars(
-            "Reply length (Fig. 4)",
-            labels,
-            {"characters": [estimate(_values(per[k], "reply_length")) for k in keys]},
-            ylabel="characters",
-            scale=1.0,
-        )
-        richness = bars(
-            "Reply richness (Fig. 4)",
-            labels,
-            {
-                "vocabulary diversity": [estimate(_values(per[k], "reply_diversity")) for k in keys],
-                "entropy / 10 bits": [estimate([v / 10 for v in _values(per[k], "reply_entropy")]) for k in keys],
-            },
-            ylabel="value",
-            scale=1.0,
-        )
-        table = _table(
-            "sibench-style",
-            "Reply length and richness (Fig. 4), per model and mode",
-            ["model", "mode", "n", "length", "diversity", "entropy (bits)"],
-            [
-                [s["model"], s["mode"], s["n"], s["length"], s["diversity"], s["entropy"]]
-                for s in analysis.reply_style(rows)
-            ],
-        )
-        sections.append(
+        out.append(
             Section(
-                "Reply style",
-                [
-                    Figure("sibench-length", "Reply length", length),
-                    Figure("sibench-richness", "Reply richness", richness),
-                    table,
-                ],
+                title,
+                [Figure(name, title, figure), _estimate_table(name, f"{title}: mean [95% CI] (n)", groups, series)],
             )
         )
+    return out
 
-    pairs = [r for r in rows if r["mode"] == "pairwise" and r.get("judged")]
-    if pairs:
-        pair_models = sorted({r["model"] for r in pairs})
-        figure = bars(
-            "CoT reply preferred over direct reply (pairwise, blind)",
-            pair_models,
-            {
-                "CoT win rate": [
-                    estimate(_values([r for r in pairs if r["model"] == m], "cot_wins")) for m in pair_models
-                ]
-            },
-            ylabel="win rate (%)",
-            references={"no preference (50%)": 0.5},
-        )
-        sections.append(Section("Pairwise", [Figure("sibench-winrate", "CoT win rate", figure)]))
 
-    similarity = _similarity(logs)
-    if similarity:
-        comps = sorted({s["component"] for s in similarity})
-        sim_models = sorted({s["model"] for s in similarity})
-        series = {
-            m: [
-                next(
-                    (
-                        Estimate(s["similarity"], n=s["n"])
-                        for s in similarity
-                        if s["model"] == m and s["component"] == c
-                    ),
-                    Estimate(None),
-                )
-                for c in comps
+def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
+    deltas = analysis.ablation_deltas(rows)
+    if not deltas:
+        return None
+    removed = sorted({d["removed"] for d in deltas})
+
+    def cell(model: str, component: str) -> Estimate:
+        for d in deltas:
+            if d["model"] == model and d["removed"] == component:
+                low, high = d["ci95"] or (None, None)
+                return Estimate(d["delta"], low, high, d["n"])
+        return Estimate(None)
+
+    series = {m: [cell(m, c) for c in removed] for m in sorted({d["model"] for d in deltas})}
+    figure = bars(
+        "Ablation: CoT reply score without a component minus full CoT, same dialogues (Table 2)",
+        removed,
+        series,
+        ylabel="Δ reply score",
+        scale=1.0,
+    )
+    table = Table(
+        "sibench-ablation",
+        "Ablation deltas (Table 2), paired on dialogues: Δ [95% CI] (n dialogues)",
+        ["model", "removed", "n", "reply", "full CoT reply", "Δ", "CI low", "CI high", "unpaired"],
+        [
+            [
+                d["model"],
+                d["removed"],
+                d["n"],
+                d["reply"],
+                d["full_cot_reply"],
+                d["delta"],
+                *(d["ci95"] or (None, None)),
+                d["unpaired"],
             ]
-            for m in sim_models
-        }
-        figure = bars("Reply-CoT component similarity (Fig. 5)", comps, series, ylabel="cosine similarity", scale=1.0)
-        table = _table(
-            "sibench-similarity",
-            "Reply-CoT similarity (Fig. 5): mean cosine similarity (n)",
-            ["model", "component", "similarity", "n"],
-            [[s["model"], s["component"], s["similarity"], s["n"]] for s in similarity],
-        )
-        sections.append(Section("Similarity", [Figure("sibench-similarity", "Reply-CoT similarity", figure), table]))
-    return Document("sibench", "SI-Bench report", provenance(logs), sections)
+            for d in deltas
+        ],
+    )
+    return Section("Ablations (§4.4)", [Figure("sibench-ablation", "Ablation deltas", figure), table])
 
 
-def _similarity(logs: list[str]) -> list[dict[str, Any]]:
+def _style_section(rows: list[dict[str, Any]]) -> Section | None:
+    processed = [r for r in rows if "process_words" in r and not r["ablate"]]
+    if not processed:
+        return None
+    labels = sorted({r["model"] for r in processed})
+    per = {m: [r for r in processed if r["model"] == m] for m in labels}
+    length = bars(
+        "CoT process length (Fig. 4)",
+        labels,
+        {"words": [estimate(_values(per[m], "process_words")) for m in labels]},
+        ylabel="words (jieba for Chinese)",
+        scale=1.0,
+    )
+    richness = bars(
+        "CoT process content richness (Fig. 4)",
+        labels,
+        {
+            "richness (0.5 diversity + 0.5 normalised entropy)": [
+                estimate(_values(per[m], "process_richness")) for m in labels
+            ],
+            "vocabulary diversity": [estimate(_values(per[m], "process_diversity")) for m in labels],
+        },
+        ylabel="value (0-1)",
+        scale=1.0,
+    )
+    style_rows = analysis.process_style(rows) + analysis.reply_style(rows)
+    table = Table(
+        "sibench-style",
+        "Fig. 4: words, vocabulary diversity, entropy (bits) and content richness of the CoT process and replies",
+        ["model", "text", "n", "words", "diversity", "entropy", "richness"],
+        [
+            [r["model"], r.get("kind", "CoT process"), r["n"], r["words"], r["diversity"], r["entropy"], r["richness"]]
+            for r in style_rows
+        ],
+    )
+    return Section(
+        "Process richness (Fig. 4)",
+        [
+            Figure("sibench-length", "Process length", length),
+            Figure("sibench-richness", "Process richness", richness),
+            table,
+        ],
+    )
+
+
+def _wins_section(rows: list[dict[str, Any]]) -> Section | None:
+    wins = [r for r in rows if not r["ablate"] and r["mode"] in ("paper", "pairwise") and _values([r], "cot_wins")]
+    if not wins:
+        return None
+    keys = sorted({(r["model"], r["mode"]) for r in wins})
+    labels = [f"{m} · {'paper protocol' if mode == 'paper' else 'pairwise diagnostic'}" for m, mode in keys]
+    series = {
+        "CoT win rate": [estimate(_values([r for r in wins if (r["model"], r["mode"]) == k], "cot_wins")) for k in keys]
+    }
+    figure = bars(
+        "CoT reply preferred over the direct reply (blind)",
+        labels,
+        series,
+        ylabel="win rate (%)",
+        references={"no preference (50%)": 0.5},
+    )
+    table = Table(
+        "sibench-winrate",
+        "CoT win rate % [95% CI] (n dialogues)",
+        ["run", "win rate", "CI low", "CI high", "n"],
+        [
+            [label, *(100 * v if isinstance(v, float) else v for v in _est_cells(est))]
+            for label, est in zip(labels, series["CoT win rate"], strict=True)
+        ],
+    )
+    return Section("CoT win rate (RQ3)", [Figure("sibench-winrate", "CoT win rate", figure), table])
+
+
+def _similarity_section(logs: list[str], embedder: str) -> Section | None:
+    similarity = _similarity(logs, embedder)
+    if not similarity:
+        return None
+    figure = bars(
+        f"CoT process similarity to the CoT reply vs the direct reply (Fig. 5; {similarity[0]['embedder']})",
+        [r["model"] for r in similarity],
+        {
+            "process ↔ CoT reply": [estimate(r["values_cot"]) for r in similarity],
+            "process ↔ direct reply": [estimate(r["values_direct"]) for r in similarity],
+        },
+        ylabel="cosine similarity",
+        scale=1.0,
+    )
+    english_only = any(r["english_only_embedder"] for r in similarity)
+    table = Table(
+        "sibench-similarity",
+        "Fig. 5: mean cosine similarity of the CoT process to each reply, paired difference [95% CI] (n dialogues)",
+        ["model", "embedder", "n", "process-CoT reply", "process-direct reply", "difference", "CI low", "CI high"],
+        [
+            [
+                r["model"],
+                r["embedder"],
+                r["n"],
+                r["process_cot_reply"],
+                r["process_direct_reply"],
+                r["difference"],
+                *r["ci95"],
+            ]
+            for r in similarity
+        ],
+        note="The embedding model is English-only: on Chinese text treat the numbers with care."
+        if english_only
+        else "",
+    )
+    return Section("Similarity (Fig. 5)", [Figure("sibench-similarity", "Process-reply similarity", figure), table])
+
+
+def _similarity(logs: list[str], embedder: str) -> list[dict[str, Any]]:
     try:
-        from .similarity import reply_cot_similarity
+        from .similarity import process_reply_similarity
 
-        return reply_cot_similarity(logs)
+        return process_reply_similarity(logs, embedder)
     except RuntimeError:  # the similarity extra is not installed
         return []
+
+
+def document(logs: list[str], compare_paper: bool = False, embedder: str = "minilm") -> Document:
+    rows = analysis.score_rows(logs)
+    models = sorted({r["model"] for r in rows})
+    sections = [_scores_section(rows, models, compare_paper), *_group_sections(rows, models)]
+    for extra in (
+        _ablation_section(rows),
+        _style_section(rows),
+        _wins_section(rows),
+        _similarity_section(logs, embedder),
+    ):
+        if extra is not None:
+            sections.append(extra)
+    return Document("sibench", "SI-Bench report", provenance(logs), sections)

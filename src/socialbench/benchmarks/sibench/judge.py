@@ -8,11 +8,12 @@ in the score metadata.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import TaskState
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from ...shared.judging import Judge
 from ...shared.statistics import bootstrap_ci
@@ -24,8 +25,10 @@ PROCESS_KEYS = COMPONENT_KEYS
 
 
 class DimensionScore(BaseModel):
-    score: int
-    rationale: str = ""
+    # The schema (sent as structured output) allows only 0/5/10 and a bounded rationale, so a grammar-constrained
+    # model cannot ramble; validation accepts longer rationales from API judges.
+    score: int = Field(json_schema_extra={"enum": list(VALID_SCORES)})
+    rationale: str = Field("", json_schema_extra={"maxLength": 400})
 
     @field_validator("score")
     @classmethod
@@ -35,18 +38,22 @@ class DimensionScore(BaseModel):
         return v
 
 
+def _forced_choice(v: int) -> int:
+    if v not in (1, 2):
+        raise ValueError("preferred must be 1 or 2 (a forced choice, also when the scores tie)")
+    return v
+
+
 class PairVerdict(BaseModel):
     reply_1: DimensionScore
     reply_2: DimensionScore
-    preferred: int
-    rationale: str = ""
+    preferred: int = Field(json_schema_extra={"enum": [1, 2]})
+    rationale: str = Field("", json_schema_extra={"maxLength": 400})
 
     @field_validator("preferred")
     @classmethod
     def _forced(cls, v: int) -> int:
-        if v not in (1, 2):
-            raise ValueError("preferred must be 1 or 2 (a forced choice, also when the scores tie)")
-        return v
+        return _forced_choice(v)
 
 
 def _context(state: TaskState) -> str:
@@ -92,7 +99,8 @@ async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_lengt
         )
     analysis = state.metadata.get("analysis") or {}
     validate = _validator([k for k in keys if k in analysis] + ["reply"])
-    verdict, problems = await judge.ask(judge_prompt(_context(state), reply, analysis), validate)
+    keys_asked = [k for k in keys if k in analysis] + ["reply"]
+    verdict, problems = await judge.ask(judge_prompt(_context(state), reply, analysis), validate, _schema(keys_asked))
     if verdict is None:
         value["unjudged"] = 1.0
         return Score(
@@ -111,6 +119,12 @@ async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_lengt
         explanation=verdict["reply"].rationale,
         metadata={**meta, "rationales": {k: d.rationale for k, d in verdict.items()}, "judge_problems": problems},
     )
+
+
+def _schema(keys: list[str]) -> type[BaseModel]:
+    """The verdict's JSON schema for these dimensions (each a `DimensionScore`), for structured output."""
+    fields: dict[str, Any] = {k: (DimensionScore, ...) for k in keys}
+    return create_model("RubricVerdict", **fields)
 
 
 def _validator(keys: list[str]) -> Any:
@@ -234,16 +248,37 @@ def _values(scores: list[SampleScore], key: str) -> list[float]:
     return out
 
 
-@scorer(metrics=[cot_win_rate(), cot_win_ci_low(), cot_win_ci_high(), position_consistency(), first_position_rate()])
+@metric
+def preference_contradicts_scores() -> Metric:
+    """Diagnostic: among verdicts whose two reply scores differ, the share whose always-asked preference picks the
+    lower-scored reply (the paper asks a preference only on ties, so this never happens under its protocol)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _share(scores, "contradicts")
+
+    return compute
+
+
+@scorer(
+    metrics=[
+        cot_win_rate(),
+        cot_win_ci_low(),
+        cot_win_ci_high(),
+        position_consistency(),
+        first_position_rate(),
+        preference_contradicts_scores(),
+    ]
+)
 def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer:
-    """Blind pairwise comparison of the CoT and the direct reply to the same dialogue: random order (seeded per
-    dialogue), forced preference; with ``swap`` the pair is judged again in the other order."""
+    """Diagnostic, not the paper's protocol (that is `paper_judge`): the CoT and the direct reply compared blind
+    with a preference always asked, in a seeded order, and with ``swap`` again in the other order; measures position
+    bias and how often the preference contradicts the judge's own scores."""
 
     judge = Judge(retries=retries)
 
     async def score(state: TaskState, target: Target) -> Score:
         cot, direct = state.metadata.get("reply_cot"), state.metadata.get("reply_direct")
-        unjudged = {"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None}
+        unjudged = {"judged": 0, "cot_wins": None, "consistent": None, "first_preferred": None, "contradicts": None}
         if not cot or not direct:
             return Score(
                 value=unjudged,
@@ -258,6 +293,7 @@ def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer
             key=str(state.sample_id),
             seed=seed,
             swap=swap,
+            schema=PairVerdict,
         )
         if outcome is None:
             return Score(
@@ -265,12 +301,15 @@ def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer
             )
         winners = ["cot" if w == "a" else "direct" for w in outcome.winners]
         consistent = outcome.consistent
+        differing = [v for _, v in outcome.verdicts if v.reply_1.score != v.reply_2.score]
+        contradicting = [v for v in differing if (v.reply_1.score > v.reply_2.score) != (v.preferred == 1)]
         return Score(
             value={
                 "judged": 1,
                 "cot_wins": float(winners[0] == "cot"),
                 "consistent": None if consistent is None else float(consistent),
                 "first_preferred": outcome.first_preferred,
+                "contradicts": len(contradicting) / len(differing) if differing else None,
             },
             answer=winners[0],
             explanation=outcome.verdicts[0][1].rationale,
@@ -283,6 +322,191 @@ def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer
                 ],
                 "situation": state.metadata.get("situation"),
             },
+        )
+
+    return score
+
+
+# ---- the paper's protocol (§3.3): process from the analysis, both replies blind side by side, preference on ties ---
+class BlindScores(BaseModel):
+    reply_1: DimensionScore
+    reply_2: DimensionScore
+
+
+class TiePreference(BaseModel):
+    preferred: int = Field(json_schema_extra={"enum": [1, 2]})
+    rationale: str = Field("", json_schema_extra={"maxLength": 400})
+
+    @field_validator("preferred")
+    @classmethod
+    def _forced(cls, v: int) -> int:
+        return _forced_choice(v)
+
+
+def process_prompt(chat: str, analysis: dict[str, str]) -> str:
+    """The five process dimensions (Table 6), judged from the analysis alone (the reply is scored blind apart)."""
+    keys = [k for k in PROCESS_KEYS if k in analysis]
+    fields = ", ".join(f'"{k}": {{"score": 0|5|10, "rationale": "..."}}' for k in keys)
+    return "\n\n".join(
+        [
+            "Score the speaker 用户's analysis of this conversation with the rubric.",
+            PROCESS_RUBRIC.render(),
+            f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}",
+            "The speaker's analysis:\n" + "\n".join(f"- {k}: {analysis[k]}" for k in keys),
+            f"Answer with one JSON object: {{{fields}}}",
+        ]
+    )
+
+
+def blind_replies_prompt(chat: str, first: str, second: str) -> str:
+    """Both final replies of a dialogue, anonymized as Reply 1 and Reply 2 in a random order (§3.3)."""
+    return "\n\n".join(
+        [
+            "Two anonymized candidate replies for the speaker 用户 are shown in random order as Reply 1 and Reply 2. "
+            "Score each reply with the rubric.",
+            REPLY_RUBRIC.render(),
+            f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}",
+            f"Reply 1: {first}",
+            f"Reply 2: {second}",
+            'Answer with one JSON object: {"reply_1": {"score": 0|5|10, "rationale": "..."}, '
+            '"reply_2": {"score": 0|5|10, "rationale": "..."}}',
+        ]
+    )
+
+
+def tie_prompt(chat: str, first: str, second: str, score: int) -> str:
+    """The forced preference, asked only when both replies got the same score (§3.3)."""
+    return "\n\n".join(
+        [
+            f"Both candidate replies for the speaker 用户 received the same score ({score}) under the rubric. Choose "
+            "the better one: you must pick one.",
+            REPLY_RUBRIC.render(),
+            f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}",
+            f"Reply 1: {first}",
+            f"Reply 2: {second}",
+            'Answer with one JSON object: {"preferred": 1|2, "rationale": "..."}',
+        ]
+    )
+
+
+NAN = float("nan")
+
+
+def _finite(scores: list[SampleScore]) -> list[float]:
+    values = [float(s.score.as_float()) for s in scores]
+    return [v for v in values if v == v]
+
+
+@metric
+def judged_mean() -> Metric:
+    """Mean over the samples where the value was judged (NaN marks not judged); NaN when none was."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _finite(scores)
+        return sum(values) / len(values) if values else NAN
+
+    return compute
+
+
+@metric
+def judged_ci_low() -> Metric:
+    """Lower bound of the bootstrap 95% CI of `judged_mean`."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _finite(scores)
+        return bootstrap_ci(values)[0] if values else NAN
+
+    return compute
+
+
+@metric
+def judged_ci_high() -> Metric:
+    """Upper bound of the bootstrap 95% CI of `judged_mean`."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _finite(scores)
+        return bootstrap_ci(values)[1] if values else NAN
+
+    return compute
+
+
+_WITH_CI = [judged_mean(), judged_ci_low(), judged_ci_high()]
+PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
+               "length_violation_direct")  # fmt: skip
+
+
+@scorer(
+    metrics={
+        **{k: [judged_mean()] for k in PROCESS_KEYS},
+        "cot_reply": _WITH_CI,
+        "direct_reply": _WITH_CI,
+        "cot_wins": _WITH_CI,
+        "tie": [judged_mean()],
+        **{k: [mean()] for k in PAPER_FLAGS},
+    }
+)
+def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) -> Scorer:
+    """SI-Bench's protocol (§3.3): the five process dimensions scored from the CoT analysis; the CoT reply and
+    the direct reply of the same dialogue scored blind, side by side, as Reply 1 / Reply 2 in a seeded random order
+    (recorded); a forced preference asked only when the two scores tie. The CoT wins when its score is higher, or
+    on a tie when it is preferred. Values not judged are NaN and left out of the means; flags count why."""
+    judge = Judge(retries=retries)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        meta = state.metadata
+        chat = _context(state)
+        value: dict[str, float] = dict.fromkeys([*PROCESS_KEYS, "cot_reply", "direct_reply", "cot_wins", "tie"], NAN)
+        value |= dict.fromkeys(PAPER_FLAGS, 0.0)
+        details: dict[str, Any] = {k: meta.get(k) for k in ("situation", "context_group", "ablate")}
+        analysis = {k: v for k, v in (meta.get("analysis") or {}).items() if k in PROCESS_KEYS}
+        if analysis:
+            verdict, problems = await judge.ask(
+                process_prompt(chat, analysis), _validator(list(analysis)), _schema(list(analysis))
+            )
+            details["process_problems"] = problems
+            if verdict is None:
+                value["unjudged_process"] = 1.0
+            else:
+                value |= {k: float(d.score) for k, d in verdict.items()}
+                details["process_rationales"] = {k: d.rationale for k, d in verdict.items()}
+        cot, direct = meta.get("reply_cot"), meta.get("reply_direct")
+        value["unparsed_cot"], value["unparsed_direct"] = float(not cot), float(not direct)
+        value["length_violation_cot"] = float(bool(meta.get("length_violation_cot")))
+        value["length_violation_direct"] = float(bool(meta.get("length_violation_direct")))
+        if cot and direct:
+            cot_first = random.Random(f"{seed}:{state.sample_id}").random() < 0.5
+            first, second = (cot, direct) if cot_first else (direct, cot)
+            details["cot_first"] = cot_first
+            scores, problems = await judge.ask(
+                blind_replies_prompt(chat, first, second), BlindScores.model_validate, BlindScores
+            )
+            details["reply_problems"] = problems
+            if scores is None:
+                value["unjudged_replies"] = 1.0
+            else:
+                a, b = scores.reply_1.score, scores.reply_2.score
+                cot_score, direct_score = (a, b) if cot_first else (b, a)
+                if penalize_length:
+                    cot_score = 0 if meta.get("length_violation_cot") else cot_score
+                    direct_score = 0 if meta.get("length_violation_direct") else direct_score
+                value["cot_reply"], value["direct_reply"] = float(cot_score), float(direct_score)
+                details["reply_rationales"] = {"reply_1": scores.reply_1.rationale, "reply_2": scores.reply_2.rationale}
+                if cot_score != direct_score:
+                    value["tie"], value["cot_wins"] = 0.0, float(cot_score > direct_score)
+                else:
+                    value["tie"] = 1.0
+                    pick, tie_problems = await judge.ask(
+                        tie_prompt(chat, first, second, cot_score), TiePreference.model_validate, TiePreference
+                    )
+                    details["tie_problems"] = tie_problems
+                    if pick is not None:
+                        value["cot_wins"] = float((pick.preferred == 1) == cot_first)
+                        details["tie_preferred"] = pick.preferred
+        return Score(
+            value=value,
+            answer=cot if cot else None,
+            explanation=f"CoT {value['cot_reply']} vs direct {value['direct_reply']}",
+            metadata=details,
         )
 
     return score

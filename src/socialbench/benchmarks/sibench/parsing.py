@@ -3,6 +3,10 @@
 Models rarely emit the template's exact JSON: they use full-width quotes (“ ”), wrap it in code fences, drop
 braces or commas (the template itself has no commas), add prose before or after, or use Chinese field names.
 `parse_answer` recovers the fields it can, says what it could not, and never raises.
+
+Replies are data: the parser finds the fields on a copy whose full-width punctuation is mapped to ASCII (a
+one-to-one character mapping, so positions are unchanged) and takes every value from the original text at those
+positions. A "，" or "“" inside a reply stays as written.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ FIELD_NAMES |= {
     "回应": "response",
 }
 
+# one character -> one character, so offsets in the mapped copy are offsets in the original
 _QUOTES = str.maketrans({"“": '"', "”": '"', "＂": '"', "「": '"', "」": '"', "：": ":", "，": ","})
+_OPEN, _CLOSE = '"“＂「', '"”＂」'
 _FIELD = re.compile(
     r'"?(?P<name>' + "|".join(sorted(map(re.escape, FIELD_NAMES), key=len, reverse=True)) + r')"?\s*:\s*',
     re.IGNORECASE,
@@ -47,16 +53,16 @@ class ParsedAnswer:
 
 
 def _strip_value(raw: str) -> str:
+    """A value as written, without the quotes and separators around it (ASCII or full-width)."""
     value = raw.strip()
-    if value.startswith('"') and (close := value.find('"', 1)) > 0:
-        return value[1:close].strip()  # a quoted value ends at its closing quote, whatever prose follows
-    value = value.rstrip(",").strip()
+    if value[:1] and value[0] in _OPEN:
+        close = next((i for i in range(1, len(value)) if value[i] in _CLOSE), -1)
+        if close > 0:
+            return value[1:close].strip()  # a quoted value ends at its closing quote, whatever prose follows
+        return value[1:].rstrip(",，").strip()
+    value = value.rstrip(",，").strip()
     if value.endswith("}"):
-        value = value[:-1].rstrip().rstrip(",")
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        value = value[1:-1]
-    elif value.startswith('"'):
-        value = value[1:]
+        value = value[:-1].rstrip().rstrip(",，")
     return value.strip()
 
 
@@ -64,12 +70,13 @@ def parse_answer(text: str, expected: list[str] | None = None) -> ParsedAnswer:
     """Fields of an answer. ``expected`` lists the canonical keys the prompt asked for (missing ones are
     reported as problems). An answer is usable when it has a response."""
     result = ParsedAnswer()
-    cleaned = re.sub(r"```(?:json)?", "", text or "").translate(_QUOTES).strip()
-    # 1. strict JSON inside the text
-    start, end = cleaned.find("{"), cleaned.rfind("}")
+    original = re.sub(r"```(?:json)?", "", text or "").strip()
+    cleaned = original.translate(_QUOTES)  # for finding fields only; values come from ``original``
+    # 1. strict JSON inside the (original) text
+    start, end = original.find("{"), original.rfind("}")
     if start != -1 and end > start:
         try:
-            obj = json.loads(cleaned[start : end + 1])
+            obj = json.loads(original[start : end + 1])
             if isinstance(obj, dict):
                 for k, v in obj.items():
                     key = FIELD_NAMES.get(str(k).strip().lower(), FIELD_NAMES.get(str(k).strip()))
@@ -83,7 +90,7 @@ def parse_answer(text: str, expected: list[str] | None = None) -> ParsedAnswer:
         for i, m in enumerate(matches):
             stop = matches[i + 1].start() if i + 1 < len(matches) else len(cleaned)
             key = FIELD_NAMES.get(m["name"].lower(), FIELD_NAMES.get(m["name"]))
-            value = _strip_value(cleaned[m.end() : stop])
+            value = _strip_value(original[m.end() : stop])
             if key and value and key not in result.fields:
                 result.fields[key] = value
     if "response" not in result.fields:
@@ -95,5 +102,7 @@ def parse_answer(text: str, expected: list[str] | None = None) -> ParsedAnswer:
 
 
 def reply_length(reply: str) -> int:
-    """Characters of a reply, as the paper's 15-character limit counts them (whitespace excluded)."""
+    """Characters of a reply for the paper's "must not exceed 15 characters" (Table 7), which does not say what
+    counts: we count every character except whitespace, punctuation included (a Chinese reader counts 字 and
+    full-width punctuation alike; spaces are layout)."""
     return len("".join(reply.split()))

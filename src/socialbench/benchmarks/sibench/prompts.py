@@ -114,8 +114,9 @@ _ROLE = {
     ),
     "zh": "你是一位人际交往专家。无论情境多么复杂，你都需要娴熟地运用各种沟通技巧来应对。你的目标是有效地影响对话、引导对话方向，并与对方建立深层的联系。",
 }
-OTHER = {"en": "the other party's (对方)", "zh": "对方"}
-YOU = {"en": "your (用户)", "zh": "你（用户）"}
+# Table 7's placeholders as printed: "Analyze from the {other party’s} perspective", "from {your} perspective".
+OTHER = {"en": "other party’s", "zh": "对方"}
+YOU = {"en": "your", "zh": "你（用户）"}
 
 
 def cot_prompt(lang: Lang = "en", ablate: Sequence[str] = ()) -> str:
@@ -141,7 +142,11 @@ def cot_prompt(lang: Lang = "en", ablate: Sequence[str] = ()) -> str:
             "and response strategy. The framework operates as follows:",
         ]
         if step1:
-            parts += ["Step 1: Contextual Understanding", f"Analyze from {{{OTHER['en']}}} perspective:", steps(step1)]
+            parts += [
+                "Step 1: Contextual Understanding",
+                f"Analyze from the {{{OTHER['en']}}} perspective:",
+                steps(step1),
+            ]
         if step2:
             parts += [
                 f"Step {2 if step1 else 1}: Response Strategy",

