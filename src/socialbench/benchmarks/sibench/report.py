@@ -23,6 +23,22 @@ HUMAN_REFERENCE = {
 }
 
 
+_HEADERS = {
+    "motivation": "motiv.",
+    "cause": "cause",
+    "emotional_attitude": "emotion",
+    "social_intention": "intention",
+    "communicative_strategy": "strategy",
+    "cot_reply": "CoT reply",
+    "direct_reply": "direct reply",
+    "unparsed": "unparsed",
+    "unjudged": "unjudged",
+    "length_violation": "over 15 chars",
+}
+_PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
+                "length_violation_direct")  # fmt: skip
+
+
 def _mean_cell(rows: list[dict[str, Any]], key: str, scale: float = 1.0) -> str:
     values = [float(r[key]) for r in rows if isinstance(r.get(key), int | float) and r[key] == r[key]]
     return f"{scale * sum(values) / len(values):.2f}" if values else "-"
@@ -74,8 +90,7 @@ def summarize(log: EvalLog, console: Console) -> None:
     groups = _groups(log)
     if mode == "paper":
         keys = [*PROCESS_KEYS, "cot_reply", "direct_reply"]
-        flags = ["unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
-                 "length_violation_direct"]  # fmt: skip
+        flags = []  # printed below the table: the paper-mode table is already wide
         extra = ["CoT win %", "ties %"]
     else:
         keys = [k for k in (*PROCESS_KEYS, "reply") if any(k in r for r in groups["All"])]
@@ -84,7 +99,7 @@ def summarize(log: EvalLog, console: Console) -> None:
     table.add_column("Group")
     table.add_column("n", justify="right")
     for col in [*keys, *extra, *flags]:
-        table.add_column(col.replace("_", " ").replace("length violation", "over 15 chars"), justify="right")
+        table.add_column(_HEADERS.get(col, col.replace("_", " ")), justify="right")
     for section in _ordered(groups):
         for name in section:
             rows = groups[name]
@@ -97,6 +112,13 @@ def summarize(log: EvalLog, console: Console) -> None:
         table.add_section()
     console.print(table)
     if mode == "paper":
+        rows = groups["All"]
+        counts = {f: int(sum(float(r.get(f, 0)) for r in rows)) for f in _PAPER_FLAGS}
+        console.print(
+            "Not judged: CoT answer unreadable {unparsed_cot}, direct reply unreadable {unparsed_direct}, process "
+            "verdict invalid {unjudged_process}, reply verdict invalid {unjudged_replies}; over 15 characters: CoT "
+            "{length_violation_cot}, direct {length_violation_direct}.".format(**counts)
+        )
         wins = by_key.get("cot_wins", {})
         console.print(
             f"CoT win rate {_pct(wins.get('judged_mean'))}% [{_pct(wins.get('judged_ci_low'))}, "

@@ -12,9 +12,10 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import JSONSchema
 
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
@@ -22,7 +23,16 @@ from .dataset import balanced_sample, context_group, load_dialogues, random_samp
 from .human import HumanReply, load_human_replies
 from .judge import cot_judge, pairwise_judge, paper_judge, reply_judge
 from .parsing import parse_answer, reply_length
-from .prompts import CHAR_LIMIT, COMPONENT_KEYS, Lang, cot_prompt, dialogue_message, direct_prompt
+from .prompts import (
+    CHAR_LIMIT,
+    COMPONENT_KEYS,
+    COMPONENTS,
+    RESPONSE_FIELD,
+    Lang,
+    cot_prompt,
+    dialogue_message,
+    direct_prompt,
+)
 
 Mode = Literal["paper", "cot", "direct", "pairwise"]
 
@@ -43,12 +53,44 @@ def record_to_sample(dialogue: Dialogue) -> Sample:
     )
 
 
+Structured = Literal["auto", "on", "off"]
+
+
+def answer_schema(lang: Lang, expected: list[str]) -> ResponseSchema:
+    """The answer template's fields (Table 7 / Table 8) as a JSON schema, for structured output: every field a
+    string, the analysis fields bounded, the reply bounded near the 15-character rule."""
+    names = {c.key: (c.field_en if lang == "en" else c.field_zh) for c in COMPONENTS}
+    properties = {names[k]: JSONSchema(type="string", maxLength=300) for k in expected}
+    properties[RESPONSE_FIELD[lang]] = JSONSchema(type="string", maxLength=60)
+    schema = JSONSchema(type="object", properties=properties, required=list(properties), additionalProperties=False)
+    return ResponseSchema(name="answer", json_schema=schema, strict=False)
+
+
+def _structured(mode: Structured) -> bool:
+    """``auto``: structured output for the embedded base model only (it cannot follow the template unaided, as it
+    cannot write a letter; API models answer as the paper's models did, from the prompt alone)."""
+    if mode != "auto":
+        return mode == "on"
+    from ...models.llama_cpp import EmbeddedLlama
+
+    api = get_model().api
+    return isinstance(api, EmbeddedLlama) and not api.chat
+
+
 async def _reply(
-    state: TaskState, generate: Generate, system: str, lang: Lang, expected: list[str], max_tokens: int
+    state: TaskState,
+    generate: Generate,
+    system: str,
+    lang: Lang,
+    expected: list[str],
+    max_tokens: int,
+    structured: Structured = "auto",
 ) -> tuple[dict[str, str], list[str], str]:
     dialogue = Dialogue.model_validate(state.metadata["dialogue"])
     state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=dialogue_message(dialogue, lang))]
-    state = await generate(state, max_tokens=max_tokens)
+    schema = answer_schema(lang, expected) if _structured(structured) else None
+    state.metadata["structured_output"] = schema is not None
+    state = await generate(state, max_tokens=max_tokens, response_schema=schema)
     parsed = parse_answer(state.output.completion, expected)
     return parsed.fields, parsed.problems, state.output.completion
 
@@ -65,14 +107,18 @@ def _record(state: TaskState, suffix: str, fields: dict[str, str], problems: lis
 
 @solver
 def write_reply(
-    mode: Literal["cot", "direct"] = "cot", lang: Lang = "zh", ablate: tuple[str, ...] = (), max_tokens: int = 1024
+    mode: Literal["cot", "direct"] = "cot",
+    lang: Lang = "zh",
+    ablate: tuple[str, ...] = (),
+    max_tokens: int = 1024,
+    structured: Structured = "auto",
 ) -> Solver:
     """Generate 用户's next reply with the CoT or the direct prompt and read its fields."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         expected = [k for k in COMPONENT_KEYS if k not in ablate] if mode == "cot" else []
         system = cot_prompt(lang, ablate) if mode == "cot" else direct_prompt(lang)
-        fields, problems, _ = await _reply(state, generate, system, lang, expected, max_tokens)
+        fields, problems, _ = await _reply(state, generate, system, lang, expected, max_tokens, structured)
         _record(state, "", fields, problems)
         state.metadata["analysis"] = {k: v for k, v in fields.items() if k != "response"}
         state.metadata["mode"] = mode
@@ -83,7 +129,9 @@ def write_reply(
 
 
 @solver
-def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024, ablate: tuple[str, ...] = ()) -> Solver:
+def write_both_replies(
+    lang: Lang = "zh", max_tokens: int = 1024, ablate: tuple[str, ...] = (), structured: Structured = "auto"
+) -> Solver:
     """The CoT answer (analysis + reply, Table 7, minus any ablated components) and the direct reply (Table 8) to
     the same dialogue, as the paper's protocol and the pairwise diagnostic need."""
 
@@ -93,7 +141,7 @@ def write_both_replies(lang: Lang = "zh", max_tokens: int = 1024, ablate: tuple[
             ("cot", cot_prompt(lang, ablate), expected_cot),
             ("direct", direct_prompt(lang), []),
         ):
-            fields, problems, text = await _reply(state, generate, system, lang, expected, max_tokens)
+            fields, problems, text = await _reply(state, generate, system, lang, expected, max_tokens, structured)
             _record(state, f"_{mode}", fields, problems)
             state.metadata[f"completion_{mode}"] = text
             if mode == "cot":
@@ -143,6 +191,7 @@ def sibench(
     judge_retries: int = 2,
     max_tokens: int = 1024,
     human_replies: str | None = None,
+    structured: Structured = "auto",
 ) -> Task:
     """SI-Bench reply generation judged by rubric (paper §3.3, §4).
 
@@ -161,6 +210,8 @@ def sibench(
         penalize_length: score 0 for replies over the 15-character limit (violations are always recorded).
         judge_retries: extra attempts when the judge's JSON is invalid.
         max_tokens: generation budget for the model's answer.
+        structured: ask for the answer template as structured output (a JSON schema; a llama.cpp grammar on the
+            embedded model): ``auto`` = only for the embedded base model, ``on``, ``off``.
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
     """
@@ -185,16 +236,16 @@ def sibench(
             cot_judge(judge_retries, penalize_length) if mode == "cot" else reply_judge(judge_retries, penalize_length)
         )
     elif mode == "paper":
-        solver = write_both_replies(lang, max_tokens, removed)
+        solver = write_both_replies(lang, max_tokens, removed, structured)
         scorer = paper_judge(seed=seed, retries=judge_retries, penalize_length=penalize_length)
     elif mode == "pairwise":
         solver = write_both_replies(lang, max_tokens)
         scorer = pairwise_judge(seed=seed, retries=judge_retries)
     elif mode == "cot":
-        solver = write_reply("cot", lang, removed, max_tokens)
+        solver = write_reply("cot", lang, removed, max_tokens, structured)
         scorer = cot_judge(judge_retries, penalize_length)
     else:
-        solver = write_reply("direct", lang, (), max_tokens)
+        solver = write_reply("direct", lang, (), max_tokens, structured)
         scorer = reply_judge(judge_retries, penalize_length)
     return Task(
         dataset=MemoryDataset([record_to_sample(d) for d in chosen], name="sibench"),
