@@ -112,12 +112,11 @@ def summarize(log: EvalLog, console: Console) -> None:
         table.add_section()
     console.print(table)
     if mode == "paper":
-        rows = groups["All"]
-        counts = {f: int(sum(float(r.get(f, 0)) for r in rows)) for f in _PAPER_FLAGS}
+        totals = {f: int(sum(float(r.get(f, 0)) for r in groups["All"])) for f in _PAPER_FLAGS}
         console.print(
             "Not judged: CoT answer unreadable {unparsed_cot}, direct reply unreadable {unparsed_direct}, process "
             "verdict invalid {unjudged_process}, reply verdict invalid {unjudged_replies}; over 15 characters: CoT "
-            "{length_violation_cot}, direct {length_violation_direct}.".format(**counts)
+            "{length_violation_cot}, direct {length_violation_direct}.".format(**totals)
         )
         wins = by_key.get("cot_wins", {})
         console.print(
