@@ -384,5 +384,101 @@ def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[s
     fn(out, as_json=as_json, **options)
 
 
+@main.group()
+def study() -> None:
+    """Human studies on Potato: create a study from a benchmark's items or a run's outputs, serve it to
+    annotators, score their answers into the papers' human tables (docs/studies.md)."""
+
+
+def _find_study(name: str) -> tuple[str, Any]:
+    from .benchmarks import registered
+
+    for bench in registered().values():
+        if name in bench.studies:
+            return bench.name, bench.studies[name]
+    known = ", ".join(sorted(n for b in registered().values() for n in b.studies))
+    raise ValueError(f"unknown study {name!r}; studies: {known}")
+
+
+@study.command("create")
+@click.argument("kind")
+@click.option("-o", "--out", "folder", required=True, type=click.Path(file_okay=False), help="The study folder.")
+@click.option("--annotators", required=True, help="Comma-separated annotator names (their logins are generated).")
+@click.option("--overlap", type=int, help="Annotators per item (default: all of them).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Assignment and per-annotator order seed.")
+@click.option("--items", help="Items file (studies that take one).")
+@click.option("--logs", help="Logs of a run (studies built from model outputs).")
+@click.option("-S", "study_args", multiple=True, metavar="KEY=VALUE", help="Study option (see the study's docs).")
+def study_create(
+    kind: str,
+    folder: str,
+    annotators: str,
+    overlap: int | None,
+    seed: int,
+    items: str | None,
+    logs: str | None,
+    study_args: tuple[str, ...],
+) -> None:
+    """Create a study folder for KIND (e.g. longsocial-readers, sibench-replies, perso-behavioral)."""
+    from .shared import studies
+    from .shared.benchmark import parameters, parse_arguments
+
+    bench_name, spec = _find_study(kind)
+    args = parse_arguments(spec.build, study_args, flag="-S")
+    accepted = {p.name for p in parameters(spec.build)}
+    for name, value in (("items", items), ("logs", logs)):
+        if value is not None:
+            if name not in accepted:
+                raise ValueError(f"study {kind} takes no --{name}")
+            args[name] = value
+    if "seed" in accepted:
+        args.setdefault("seed", seed)
+    design = spec.build(**args)
+    record = studies.create(design, folder, annotators.split(","), overlap, seed, benchmark=bench_name)
+    _print_logins(record, folder)
+
+
+def _print_logins(record: dict[str, Any], folder: str) -> None:
+    table = Table(title=f"{record['title']}: {record['items']} items (+{record['attention_items']} attention checks)")
+    table.add_column("annotator")
+    table.add_column("password")
+    for name, password in record["annotators"].items():
+        table.add_row(name, password)
+    out.print(table)
+    out.print(f"created {folder}; serve it with: socialbench study serve {folder}")
+
+
+@study.command("serve")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8765, show_default=True, type=int)
+def study_serve(folder: str, host: str, port: int) -> None:
+    """Serve a study with Potato until interrupted; answers are saved as annotators make them."""
+    from .shared import studies
+
+    record = studies.load(folder)
+    process = studies.start(folder, host, port)
+    out.print(f"serving {record['title']} at http://{host}:{port}/ (Ctrl-C to stop)")
+    for name, password in record["annotators"].items():
+        out.print(f"  login: {name}  password: {password}")
+    try:
+        process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@study.command("score")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
+def study_score(folder: str, as_json: bool) -> None:
+    """The study's human tables: accuracy per annotator, agreement, attention checks, the paper's reference."""
+    from .shared import studies
+
+    record = studies.load(folder)
+    _, spec = _find_study(record["kind"])
+    spec.score(folder, out, as_json)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

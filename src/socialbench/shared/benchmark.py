@@ -42,6 +42,8 @@ class Benchmark:
     catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
     """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
     analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    studies: Mapping[str, Any] = field(default_factory=dict)
+    """Human studies it offers (``socialbench study create NAME``): name -> `socialbench.shared.studies.Study`."""
     document: Callable[[list[str], bool], Any] | None = None
     """``document(logs, compare_paper)`` -> a `socialbench.shared.reporting.Document` (the papers' figures and
     tables) for ``socialbench report --html / --figures / --tables``."""

@@ -4,6 +4,7 @@ from ...shared.benchmark import Benchmark
 from .figures import document
 from .recall import recall
 from .report import report, summarize
+from .studies import STUDIES
 from .task import longsocial
 from .workflows import WORKFLOWS
 
@@ -25,6 +26,7 @@ BENCHMARK = Benchmark(
     summarize=summarize,
     report=report,
     document=document,
+    studies=STUDIES,
     catalogs=catalogs,
     analyses={"recall": recall},
 )

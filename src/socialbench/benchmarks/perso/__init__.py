@@ -9,6 +9,7 @@ from .figures import document
 from .generation import export_items
 from .human import human_agreement
 from .report import report, summarize
+from .studies import STUDIES
 from .task import perso, perso_generate
 
 BENCHMARK = Benchmark(
@@ -19,6 +20,7 @@ BENCHMARK = Benchmark(
     summarize=summarize,
     report=report,
     document=document,
+    studies=STUDIES,
     analyses={
         "construction": construction_report,
         "baselines": baselines,

@@ -99,13 +99,15 @@ def analyse(
                 raise InputError(
                     path, f"{row.study} item {row.instance!r} is not in the items file", record=row.instance
                 )
+            for key, value in row.ratings.items():
+                likert[key].append(value)
+            if row.answer is None and row.study == "verification":
+                continue  # a quality rating without an answer selection
             try:
                 answer_index = _option(row.answer, row.instance)
             except ValueError as exc:
                 raise InputError(path, str(exc), record=row.instance) from None
             group, answer, gold = f"{row.study}:{item.dimension}", str(answer_index), str(item.gold)
-            for key, value in row.ratings.items():
-                likert[key].append(value)
         groups[group][row.annotator][row.instance] = answer
         correct[group][row.annotator].append(int(answer == gold))
     out: dict[str, Any] = {"groups": {}, "likert": {}}
@@ -143,7 +145,16 @@ def human_agreement(console: Console, as_json: bool = False, annotations: str = 
     if as_json:
         console.print_json(data=result)
         return
-    table = Table(title="PerSo human studies: accuracy % per annotator (n) and agreement")
+    human_agreement_table(result, console)
+
+
+def human_agreement_table(
+    result: dict[str, Any],
+    console: Console,
+    title: str = "PerSo human studies: accuracy % per annotator (n) and agreement",
+) -> None:
+    """The result of `analyse` as a table (with the paper's Table 4 kappas) and the Likert summary."""
+    table = Table(title=title)
     for col in ("study", "annotators: accuracy % (n)", "mean Cohen's κ", "Fleiss' κ", "Krippendorff's α", "paper κ"):
         table.add_column(col)
     for group, g in result["groups"].items():

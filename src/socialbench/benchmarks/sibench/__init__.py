@@ -7,6 +7,7 @@ from ...shared.benchmark import Benchmark
 from .dataset import load_dialogues
 from .figures import document
 from .report import report, summarize
+from .studies import STUDIES
 from .task import sibench
 
 BENCHMARK = Benchmark(
@@ -17,6 +18,7 @@ BENCHMARK = Benchmark(
     summarize=summarize,
     report=report,
     document=document,
+    studies=STUDIES,
 )
 
 __all__ = ["BENCHMARK", "load_dialogues", "sibench"]

@@ -1,0 +1,290 @@
+"""LongSocialBench's human studies (Table 15: human readers; Table 23: independent verification and adjudication).
+
+- ``longsocial-readers``: the serialized thread (collapsible branches, short post ids, authors, times), the question
+  and four options in a seeded order; one answer and an optional rationale. Scored as Table 15: accuracy per reader
+  and the mean with its CI, agreement, attention checks, seconds per item.
+- ``longsocial-verify``: the same view with the item's scope and evidence highlighted; the verifier re-answers
+  (without the gold, as Table 23's verifier) and decides pass / revise / reject per release criterion. Items whose
+  verifiers miss the gold or do not all pass every criterion go to adjudication.
+- ``longsocial-adjudicate``: the flagged items with the gold, the verifiers' answers and decisions; one outcome each
+  (Table 23: confirmed, clarified, rewritten and re-verified, or removed).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ...conversations.render import short_ids
+from ...shared import studies
+from ...shared.agreement import agreement
+from ...shared.statistics import bootstrap_ci, percent
+from .items import LETTERS, Item
+from .task import load_pack, shuffled
+
+CRITERIA = {
+    "scope_reasoning": "Answering needs reasoning over the marked scope, not topic familiarity or one salient comment.",
+    "one_answer": "Exactly one option is defensible from the thread; the distractors are plausible but wrong.",
+    "no_artifacts": "Stem and options carry no answer-bearing wording (quotes, usernames, structural hints).",
+    "evidence_supports": "The marked evidence posts support the answer you chose.",
+}
+DECISIONS = ["pass", "revise", "reject"]
+OUTCOMES = ["confirm", "clarify", "rewrite and re-verify", "remove"]
+PAPER_READERS = 72.4  # Table 15: mean of five readers on the 150-item stratified sample
+ANSWER = studies.Question("answer", "radio", "Your answer", list(LETTERS))
+
+
+def _attention(n: int, seed: int) -> list[studies.Item]:
+    out = []
+    for i in range(n):
+        target = random.Random(f"{seed}:attention:{i}").choice(LETTERS)
+        html = (
+            "<p><b>Attention check.</b> This is not a question about a discussion. To show that you read the "
+            f"instructions on each page, choose option {target}.</p>"
+            + studies.options_html("Which option does this page ask you to choose?", ["W", "X", "Y", "Z"])
+        )
+        out.append(studies.Item(f"check{i + 1}", html, {"expected": target}, attention=True))
+    return out
+
+
+def _items(items: str | None, episodes: str | None, seed: int, limit: int | None) -> tuple[Any, list[Item]]:
+    _, _, threads, loaded = load_pack(items, episodes)
+    if limit:
+        loaded = loaded[:limit]
+    return threads, loaded
+
+
+def readers(
+    items: str | None = None, episodes: str | None = None, seed: int = 0, attention: int = 2, limit: int | None = None
+) -> studies.Design:
+    """Human readers answer items blind (Table 15).
+
+    Args:
+        items: items JSONL (default: the bundled sample pack).
+        episodes: episodes JSONL (default: the bundled sample episodes).
+        seed: option-order and attention-check seed.
+        attention: attention-check items mixed in (scored apart).
+        limit: use only the first N items.
+    """
+    threads, loaded = _items(items, episodes, seed, limit)
+    out = []
+    for n, item in enumerate(loaded, 1):
+        options, gold, order = shuffled(item, seed)
+        html = studies.thread_html(threads[item.episode_id]) + studies.options_html(item.stem, options)
+        key = {
+            "item_id": item.id,
+            "episode_id": item.episode_id,
+            "capability": item.capability,
+            "gold": gold,
+            "option_order": order,
+        }
+        out.append(studies.Item(f"i{n:04d}", html, key))
+    return studies.Design(
+        kind="longsocial-readers",
+        title="LongSocialBench human readers",
+        instructions="Read the discussion (expand branches as you need), then choose the one best answer. "
+        "Take the time you need; a short rationale is welcome but optional.",
+        questions=[ANSWER, studies.Question("rationale", "text", "Why (optional)", required=False)],
+        items=out + _attention(attention, seed),
+    )
+
+
+def verify(
+    items: str | None = None,
+    episodes: str | None = None,
+    seed: int = 0,
+    attention: int = 1,
+    limit: int | None = None,
+    adjudicate: str | None = None,
+) -> studies.Design:
+    """Independent verification of items (Table 23), or with ``adjudicate=VERIFY_STUDY`` the adjudication of the
+    items that verification flagged.
+
+    Args:
+        items: items JSONL (default: the bundled sample pack).
+        episodes: episodes JSONL (default: the bundled sample episodes).
+        seed: option-order seed.
+        attention: attention-check items mixed in.
+        limit: use only the first N items.
+        adjudicate: folder of a scored verification study: build its adjudication study instead.
+    """
+    threads, loaded = _items(items, episodes, seed, limit)
+    if adjudicate:
+        return _adjudication(adjudicate, threads, loaded, seed)
+    out = []
+    for n, item in enumerate(loaded, 1):
+        options, gold, order = shuffled(item, seed)
+        thread = threads[item.episode_id]
+        marks = _marks(thread, item)
+        html = (
+            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a blue bar.</p>"
+            + studies.thread_html(thread, marks)
+            + studies.options_html(item.stem, options)
+        )
+        key = {"item_id": item.id, "episode_id": item.episode_id, "gold": gold, "option_order": order}
+        out.append(studies.Item(f"v{n:04d}", html, key))
+    questions = [ANSWER] + [studies.Question(k, "radio", text, DECISIONS) for k, text in CRITERIA.items()]
+    questions.append(studies.Question("notes", "text", "What should change (for revise / reject)", required=False))
+    return studies.Design(
+        kind="longsocial-verify",
+        title="LongSocialBench item verification",
+        instructions="Answer the item as a reader would, then judge it against each release criterion.",
+        questions=questions,
+        items=out + _attention(attention, seed),
+    )
+
+
+def adjudicate(verified: str, items: str | None = None, episodes: str | None = None, seed: int = 0) -> studies.Design:
+    """Adjudication (Table 23) of the items a scored verification study flagged.
+
+    Args:
+        verified: folder of the verification study.
+        items: the items JSONL it used (default: the bundled sample pack).
+        episodes: the episodes JSONL it used.
+        seed: the option-order seed it used.
+    """
+    return verify(items, episodes, seed, adjudicate=verified)
+
+
+def _marks(thread: Any, item: Item) -> dict[str, str]:
+    by_short = {s: n for n, s in short_ids(thread).items()}
+    marks: dict[str, str] = {}
+    if item.scope:
+        for short in item.scope.nodes:
+            if short in by_short:
+                marks[by_short[short]] = "scope"
+    for short in item.evidence:
+        if short in by_short:
+            marks[by_short[short]] = "evidence"
+    return marks
+
+
+def verification_outcomes(folder: str | Path) -> list[dict[str, Any]]:
+    """Per verified item: the verifiers' answers against the gold, their decisions, whether it needs adjudication."""
+    keys = studies.key(folder)
+    per: dict[str, list[studies.Answer]] = defaultdict(list)
+    for row in studies.answers(folder):
+        if not keys.get(row.item, {}).get("attention"):
+            per[row.item].append(row)
+    out = []
+    for item_id, rows in sorted(per.items()):
+        k = keys[item_id]
+        recovered = [r.values.get("answer") == k["gold"] for r in rows]
+        decisions = {c: Counter(str(r.values.get(c)) for r in rows) for c in CRITERIA}
+        all_pass = all(set(d) == {"pass"} for d in decisions.values())
+        out.append(
+            {
+                "study_item": item_id,
+                "item_id": k["item_id"],
+                "verifiers": len(rows),
+                "recovered_gold": sum(recovered),
+                "answers": {r.annotator: r.values.get("answer") for r in rows},
+                "decisions": {c: dict(d) for c, d in decisions.items()},
+                "notes": {r.annotator: r.values.get("notes") for r in rows if r.values.get("notes")},
+                "adjudicate": not (all(recovered) and all_pass),
+            }
+        )
+    return out
+
+
+def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> studies.Design:
+    flagged = {o["item_id"]: o for o in verification_outcomes(folder) if o["adjudicate"]}
+    out = []
+    for n, item in enumerate([i for i in loaded if i.id in flagged], 1):
+        o = flagged[item.id]
+        options, gold, order = shuffled(item, seed)
+        thread = threads[item.episode_id]
+        record = "".join(f"<li>{studies.escape(c)}: {studies.escape(str(d))}</li>" for c, d in o["decisions"].items())
+        html = (
+            studies.thread_html(thread, _marks(thread, item))
+            + studies.options_html(item.stem, options)
+            + f"<p><b>Gold:</b> {gold}. <b>Criterion:</b> {studies.escape(item.criterion or '-')}</p>"
+            + f"<p><b>Verifiers answered:</b> {studies.escape(str(o['answers']))}</p><ul>{record}</ul>"
+            + "".join(f"<p><b>{studies.escape(a)}:</b> {studies.escape(t)}</p>" for a, t in o["notes"].items())
+        )
+        out.append(studies.Item(f"a{n:04d}", html, {"item_id": item.id, "gold": gold, "option_order": order}))
+    if not out:
+        raise ValueError(f"{folder}: no verified item needs adjudication")
+    return studies.Design(
+        kind="longsocial-adjudicate",
+        title="LongSocialBench adjudication",
+        instructions="Each item here was flagged by verification. Decide its outcome (Table 23).",
+        questions=[
+            studies.Question("outcome", "radio", "Outcome", OUTCOMES),
+            studies.Question("notes", "text", "Change to make", required=False),
+        ],
+        items=out,
+    )
+
+
+def score(folder: str, console: Console, as_json: bool = False) -> None:
+    record = studies.load(folder)
+    rows = studies.answers(folder)
+    keys = studies.key(folder)
+    kind = record["kind"]
+    result: dict[str, Any] = {"kind": kind, "attention": studies.attention_report(folder, rows, "answer")}
+    regular = [r for r in rows if not keys.get(r.item, {}).get("attention")]
+    if kind == "longsocial-adjudicate":
+        result["outcomes"] = {r.item: {"annotator": r.annotator, **r.values} for r in regular}
+        result["counts"] = dict(Counter(str(r.values.get("outcome")) for r in regular))
+    else:
+        per_reader: dict[str, list[float]] = defaultdict(list)
+        for r in regular:
+            per_reader[r.annotator].append(float(r.values.get("answer") == keys[r.item]["gold"]))
+        readers_acc = {a: statistics.fmean(v) for a, v in sorted(per_reader.items())}
+        stats = agreement(
+            {a: {r.item: r.values.get("answer") for r in regular if r.annotator == a} for a in per_reader}
+        )
+        seconds = [r.seconds for r in regular if r.seconds is not None]
+        result |= {
+            "readers": {
+                a: {"accuracy": acc, "correct": int(sum(per_reader[a])), "n": len(per_reader[a])}
+                for a, acc in readers_acc.items()
+            },
+            "mean_accuracy": statistics.fmean(readers_acc.values()) if readers_acc else None,
+            "mean_ci95": list(bootstrap_ci(list(readers_acc.values()))) if readers_acc else None,
+            "agreement": {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha},
+            "median_seconds": statistics.median(seconds) if seconds else None,
+        }
+        if kind == "longsocial-verify":
+            result["verification"] = verification_outcomes(folder)
+    if as_json:
+        console.print_json(data=result)
+        return
+    if kind == "longsocial-adjudicate":
+        console.print(f"Adjudication outcomes: {result['counts']}")
+        return
+    table = Table(title=f"{record['title']}: accuracy per reader (Table 15 analogue)")
+    for col in ("reader", "accuracy %", "# correct / n", "attention checks passed"):
+        table.add_column(col)
+    for a, r in result["readers"].items():
+        att = result["attention"].get(a, {"passed": 0, "answered": 0})
+        table.add_row(a, percent(r["accuracy"]), f"{r['correct']} / {r['n']}", f"{att['passed']} / {att['answered']}")
+    console.print(table)
+    ci = result["mean_ci95"]
+    console.print(
+        f"Mean over readers {percent(result['mean_accuracy'])}%"
+        + (f" [{percent(ci[0])}, {percent(ci[1])}]" if ci else "")
+        + f"; paper (Table 15, 5 readers, 150 items): {PAPER_READERS}%. Agreement: mean Cohen's κ "
+        f"{result['agreement']['mean_cohen']:.3f}, Fleiss' κ {result['agreement']['fleiss']:.3f}, Krippendorff's α "
+        f"{result['agreement']['alpha']:.3f}. Median seconds per item: {result['median_seconds']}."
+    )
+    if kind == "longsocial-verify":
+        flagged = [o for o in result["verification"] if o["adjudicate"]]
+        console.print(
+            f"Verification: {len(result['verification']) - len(flagged)} items pass, {len(flagged)} go to adjudication "
+            f"(socialbench study create longsocial-adjudicate ... -S adjudicate={folder})."
+        )
+
+
+STUDIES = {
+    "longsocial-readers": studies.Study(readers, score, "human readers answer items blind (Table 15)"),
+    "longsocial-verify": studies.Study(verify, score, "independent verification per release criterion (Table 23)"),
+    "longsocial-adjudicate": studies.Study(adjudicate, score, "adjudication of the items verification flagged"),
+}

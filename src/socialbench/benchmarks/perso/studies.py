@@ -1,0 +1,198 @@
+"""PerSo's human studies (§3.3, §4.1.2; Tables 4, 6, 7), scored through `human.analyse`.
+
+- ``perso-behavioral``: the OP's post and two replies in a seeded order (recorded); a 1-4 rating of each. Equal
+  ratings break the task's rule: counted invalid, never resolved by guessing (Potato cannot require two answers to
+  differ, so the check is at scoring time).
+- ``perso-cognitive``: the OP's post and one persuader's reply; the question and four options.
+- ``perso-verify-answers``: as cognitive, but with the OP's withheld reply shown (the paper's annotators saw it);
+  answer-selection agreement is Table 4.
+- ``perso-verify``: the item with the OP's reply and the intended answer marked; 1-5 Likert ratings of the gold
+  and of the distractors (Table 7, mean +- SD).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from rich.console import Console
+
+from ...shared import studies
+from .data import clean_post, load_pairs, load_threads
+from .human import Annotation, analyse
+from .items import load_items
+
+RATINGS = ["1", "2", "3", "4"]
+
+
+def _post(thread: Any) -> str:
+    return f"<p><b>OP's post</b></p><div>{studies.escape(clean_post(thread.root.text))}</div>"
+
+
+def behavioral(threads: str | None = None, subset: str = "20", seed: int = 0) -> studies.Design:
+    """Which reply changed the OP's view: rate each 1-4 (they must differ).
+
+    Args:
+        threads: PerSo threads (default: the shipped ones).
+        subset: number of pairs (seeded; the paper's humans did 20) or ``all``.
+        seed: sampling and order seed.
+    """
+    _, pairs = load_pairs(threads, subset, seed)
+    out = []
+    for n, pair in enumerate(pairs, 1):
+        winner_first = random.Random(f"{seed}:{pair.id}").random() < 0.5
+        first, second = (pair.winner, pair.loser) if winner_first else (pair.loser, pair.winner)
+        html = (
+            _post(pair.thread)
+            + f"<hr><p><b>Response 1</b></p><div>{studies.escape(first.reply.text)}</div>"
+            + f"<hr><p><b>Response 2</b></p><div>{studies.escape(second.reply.text)}</div>"
+        )
+        key = {"pair_id": pair.id, "first": first.id, "second": second.id, "winner_first": winner_first}
+        out.append(studies.Item(f"b{n:04d}", html, key))
+    question = "How likely is Response {} to change the OP's view? (1 = very unlikely, 4 = very likely)"
+    return studies.Design(
+        kind="perso-behavioral",
+        title="PerSo behavioral task",
+        instructions="Rate how likely each response is to change the OP's view. The two ratings must differ.",
+        questions=[studies.Question(f"rating_{i}", "radio", question.format(i), RATINGS) for i in (1, 2)],
+        items=out,
+    )
+
+
+def _cognitive(kind: str, items: str | None, threads: str | None, show_reply: bool, mark_gold: bool) -> studies.Design:
+    by_id = {t.id: t for t in load_threads(threads)}
+    out = []
+    for n, item in enumerate(load_items(items), 1):
+        thread = by_id[item.thread_id]
+        html = (
+            _post(thread)
+            + f"<hr><p><b>A response to the OP</b></p><div>{studies.escape(thread.node(item.reply_id).text)}</div>"
+        )
+        if show_reply:
+            html += (
+                f"<hr><p><b>The OP's reply to it</b></p><div>{studies.escape(thread.node(item.op_reply_id).text)}</div>"
+            )
+        html += studies.options_html(item.question, item.options)
+        if mark_gold:
+            html += f"<p><b>The item's intended answer:</b> option {'ABCD'[item.gold]}</p>"
+        out.append(
+            studies.Item(f"c{n:04d}", html, {"item_id": item.id, "gold": item.gold, "dimension": item.dimension})
+        )
+    if mark_gold:
+        questions = [
+            studies.Question(
+                "gold",
+                "likert",
+                "The intended answer captures the OP's state in their reply",
+                size=5,
+                min_label="not at all",
+                max_label="exactly",
+            ),
+            studies.Question(
+                "distractors",
+                "likert",
+                "The other options are plausible yet clearly wrong",
+                size=5,
+                min_label="not at all",
+                max_label="completely",
+            ),
+        ]
+    else:
+        questions = [studies.Question("answer", "radio", "Your answer", ["A", "B", "C", "D"])]
+    return studies.Design(
+        kind=kind,
+        title=f"PerSo {kind.removeprefix('perso-')}",
+        instructions="Read the post and the response, then answer the question about the OP.",
+        questions=questions,
+        items=out,
+    )
+
+
+def cognitive(items: str | None = None, threads: str | None = None) -> studies.Design:
+    """Forecast the OP's belief / emotion / intent (the OP's reply withheld).
+
+    Args:
+        items: cognitive items JSONL (default: the shipped sample items).
+        threads: PerSo threads (default: the shipped ones).
+    """
+    return _cognitive("perso-cognitive", items, threads, show_reply=False, mark_gold=False)
+
+
+def verify_answers(items: str | None = None, threads: str | None = None) -> studies.Design:
+    """Answer selection with the OP's reply shown (Table 4).
+
+    Args:
+        items: cognitive items JSONL (default: the shipped sample items).
+        threads: PerSo threads (default: the shipped ones).
+    """
+    return _cognitive("perso-verify-answers", items, threads, show_reply=True, mark_gold=False)
+
+
+def verify(items: str | None = None, threads: str | None = None) -> studies.Design:
+    """Quality of generated items: 1-5 ratings of the gold and the distractors, the OP's reply shown (Table 7).
+
+    Args:
+        items: cognitive items JSONL (default: the shipped sample items).
+        threads: PerSo threads (default: the shipped ones).
+    """
+    return _cognitive("perso-verify", items, threads, show_reply=True, mark_gold=True)
+
+
+def study_annotations(folder: str) -> tuple[list[Annotation], int]:
+    """The study's answers as `human.Annotation` rows (and how many behavioral answers broke the rules)."""
+    record = studies.load(folder)
+    keys = studies.key(folder)
+    kind = record["kind"]
+    rows, invalid = [], 0
+    for a in studies.answers(folder):
+        k = keys[a.item]
+        if kind == "perso-behavioral":
+            r1, r2 = a.values.get("rating_1"), a.values.get("rating_2")
+            if r1 is None or r2 is None or r1 == r2:
+                invalid += 1
+                continue
+            chosen = k["first"] if int(r1) > int(r2) else k["second"]
+            rows.append(Annotation(annotator=a.annotator, study="behavioral", instance=k["pair_id"], answer=chosen))
+        elif kind == "perso-verify":
+            ratings = {q: int(a.values[q]) for q in ("gold", "distractors") if q in a.values}
+            rows.append(
+                Annotation(
+                    annotator=a.annotator, study="verification", instance=k["item_id"], answer=None, ratings=ratings
+                )
+            )
+        else:
+            study = "verification" if kind == "perso-verify-answers" else "cognitive"
+            rows.append(
+                Annotation(annotator=a.annotator, study=study, instance=k["item_id"], answer=a.values.get("answer"))
+            )
+    return rows, invalid
+
+
+def score(folder: str, console: Console, as_json: bool = False) -> None:
+    from .human import human_agreement_table
+
+    record = studies.load(folder)
+    rows, invalid = study_annotations(folder)
+    items = {i.id: i for i in load_items()}
+    result = (
+        analyse([r for r in rows if r.answer is not None or r.ratings], items, folder)
+        if rows
+        else {"groups": {}, "likert": {}}
+    )
+    result["invalid_behavioral_answers"] = invalid
+    if as_json:
+        console.print_json(data=result)
+        return
+    human_agreement_table(result, console, title=f"{record['title']}: accuracy % per annotator (n) and agreement")
+    if record["kind"] == "perso-behavioral":
+        console.print(f"Answers with equal ratings (invalid under the task's rule): {invalid}")
+
+
+STUDIES = {
+    "perso-behavioral": studies.Study(behavioral, score, "rate two replies 1-4 (20 pairs, as the paper)"),
+    "perso-cognitive": studies.Study(cognitive, score, "forecast the OP's belief / emotion / intent"),
+    "perso-verify-answers": studies.Study(
+        verify_answers, score, "answer selection with the OP's reply shown (Table 4)"
+    ),
+    "perso-verify": studies.Study(verify, score, "1-5 quality ratings of generated items (Table 7)"),
+}

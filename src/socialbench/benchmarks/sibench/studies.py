@@ -1,0 +1,135 @@
+"""SI-Bench's human study (§3.3): annotators score the CoT process (Table 6) and both final replies blind (Table 5),
+0/5/10, from the same rubric schema the judge uses, with the replies in a seeded random order recorded in the key.
+
+Built from paper-protocol logs (``-S logs=FOLDER``): each sample's dialogue, analysis and two replies. Which model
+wrote them and which reply is the CoT one stay in the key. A preference question is on every form (Potato cannot show
+a question only when two other answers tie); scoring uses it only when the two reply scores tie, as the paper does.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ...shared import studies
+from ...shared.agreement import krippendorff_alpha
+from ...shared.benchmark import log_paths
+from .paper import HUMAN_ALPHA
+from .prompts import COMPONENT_KEYS, COMPONENTS
+from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC, Dimension
+
+SCORES = ["0", "5", "10"]
+
+
+def _rubric_text(dim: Dimension) -> str:
+    levels = "; ".join(f"{lv.score}: {' '.join(lv.criteria)}" for lv in dim.levels)
+    return f"{dim.name}: {dim.definition} ({levels})"
+
+
+def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Design:
+    """Score the analysis and both replies of paper-protocol runs blind (§3.3).
+
+    Args:
+        logs: inspect logs (files or a folder) of `socialbench run sibench` in the paper mode.
+        seed: reply-order seed.
+        limit: use only the first N samples.
+    """
+    from inspect_ai.log import read_eval_log
+
+    out: list[studies.Item] = []
+    for path in log_paths([logs]):
+        log = read_eval_log(path)
+        for sample in log.samples or []:
+            meta = sample.metadata or {}
+            cot, direct, analysis = meta.get("reply_cot"), meta.get("reply_direct"), meta.get("analysis") or {}
+            if not (cot and direct):
+                continue
+            n = len(out) + 1
+            cot_first = random.Random(f"{seed}:{log.eval.model}:{sample.id}").random() < 0.5
+            first, second = (cot, direct) if cot_first else (direct, cot)
+            steps = "".join(
+                f"<li><b>{c.field_en}</b>: {studies.escape(str(analysis[c.key]))}</li>"
+                for c in COMPONENTS
+                if analysis.get(c.key)
+            )
+            html = (
+                f"<p><b>Conversation</b> (用户 is the speaker, 对方 the other party)</p>"
+                f"<div>{studies.escape(str(meta.get('chat', '')))}</div><hr>"
+                f"<p><b>The speaker's analysis</b></p><ul>{steps}</ul><hr>"
+                f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
+                f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
+            )
+            key = {"model": log.eval.model, "dialogue": str(sample.id), "cot_first": cot_first, "log": path}
+            out.append(studies.Item(f"s{n:04d}", html, key))
+            if limit and len(out) >= limit:
+                break
+    if not out:
+        raise ValueError(f"{logs}: no sample with both a CoT and a direct reply (run sibench in the paper mode)")
+    reply_dim = REPLY_RUBRIC.dimensions[0]
+    questions = [
+        studies.Question(d.key, "radio", _rubric_text(d), SCORES) for d in PROCESS_RUBRIC.dimensions
+    ] + [
+        studies.Question("reply_1", "radio", "Reply 1 — " + _rubric_text(reply_dim), SCORES),
+        studies.Question("reply_2", "radio", "Reply 2 — " + _rubric_text(reply_dim), SCORES),
+        studies.Question("preferred", "radio", "Which reply is better? (used only when your two scores are equal)",
+                         ["Reply 1", "Reply 2"]),
+    ]  # fmt: skip
+    return studies.Design(
+        kind="sibench-replies",
+        title="SI-Bench process and reply scoring",
+        instructions="Score the analysis on each dimension and each reply with the rubric (0 / 5 / 10).",
+        questions=questions,
+        items=out,
+    )
+
+
+def score(folder: str, console: Console, as_json: bool = False) -> None:
+    record = studies.load(folder)
+    keys = studies.key(folder)
+    per_model: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    cells: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
+    for a in studies.answers(folder):
+        k = keys[a.item]
+        values = {q: int(v) for q, v in a.values.items() if q in (*COMPONENT_KEYS, "reply_1", "reply_2")}
+        if "reply_1" in values and "reply_2" in values:
+            cot, direct = (
+                (values["reply_1"], values["reply_2"]) if k["cot_first"] else (values["reply_2"], values["reply_1"])
+            )
+            values["cot_reply"], values["direct_reply"] = cot, direct
+            if cot != direct:
+                win = float(cot > direct)
+            elif a.values.get("preferred"):
+                win = float((a.values["preferred"] == "Reply 1") == k["cot_first"])
+            else:
+                win = float("nan")
+            if win == win:
+                per_model[k["model"]]["cot_wins"].append(win)
+        for q, v in values.items():
+            if q in ("reply_1", "reply_2"):
+                continue
+            per_model[k["model"]][q].append(float(v))
+            cells[a.annotator][(a.item, q)] = float(v)
+    summary = {m: {q: statistics.fmean(v) for q, v in qs.items()} for m, qs in per_model.items()}
+    alpha = krippendorff_alpha(cells, "interval")
+    result = {"kind": record["kind"], "models": summary, "alpha": alpha, "paper_alpha": HUMAN_ALPHA}
+    if as_json:
+        console.print_json(data=result)
+        return
+    columns = [*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins"]
+    table = Table(title=f"{record['title']}: mean human scores (0-10) per model; CoT win rate")
+    for col in ("model", *columns):
+        table.add_column(col.replace("_", " "))
+    for model, means in summary.items():
+        table.add_row(model, *("-" if c not in means else f"{means[c]:.2f}" for c in columns))
+    console.print(table)
+    console.print(f"Krippendorff's α (interval) over annotators: {alpha:.3f}; paper (three annotators): {HUMAN_ALPHA}.")
+
+
+STUDIES: dict[str, Any] = {
+    "sibench-replies": studies.Study(replies, score, "score the process and both replies blind, 0/5/10 (§3.3)"),
+}

@@ -1,0 +1,418 @@
+"""Human studies on Potato (potato-annotation 2.12): build a study folder, serve it, read the answers back.
+
+A benchmark describes a study as a `Design` (questions and items, each item an HTML view plus a *key* that stays
+on the server's side); `create` writes it out:
+
+    STUDY/study.json               what the study is: kind, annotators (and passwords), assignment, seed
+    STUDY/key.jsonl                per item: gold, provenance, attention flag -- never served
+    STUDY/server/config.yaml       the Potato config (fixed roster, one seeded order per annotator)
+    STUDY/server/data/items.jsonl  per item ONLY {"id", "html"}: Potato sends a whole record to the browser
+    STUDY/server/users.jsonl       logins
+    STUDY/label-studio/            the same study in Label Studio's import format (tasks.json, config.xml)
+
+Blind by construction: item ids are opaque (``i0001``), the HTML is built from escaped text, and the key (gold
+answers, which model or mode wrote a reply, the presentation order) exists only in ``key.jsonl``; `score` joins it
+back. Potato's own attention-check and gold features are not used because they send their answers to the browser;
+attention checks are ordinary items whose expected answer is in the key and which are scored apart.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from ..core.errors import InputError
+from ..core.jsonl import atomic_writer, read_jsonl, write_jsonl
+
+Kind = Literal["radio", "likert", "text", "multiselect"]
+
+
+@dataclass
+class Question:
+    """One annotation scheme (a Potato ``annotation_scheme``)."""
+
+    name: str
+    kind: Kind
+    description: str
+    labels: list[str] = field(default_factory=list)
+    """radio / multiselect options; likert: ``size`` points labelled by ``min_label`` ... ``max_label``."""
+    size: int = 5
+    min_label: str = ""
+    max_label: str = ""
+    required: bool = True
+
+
+@dataclass
+class Item:
+    id: str
+    html: str
+    key: dict[str, Any]
+    attention: bool = False
+
+
+@dataclass
+class Design:
+    kind: str
+    title: str
+    instructions: str
+    questions: list[Question]
+    items: list[Item]
+
+
+@dataclass
+class Answer:
+    annotator: str
+    item: str
+    values: dict[str, Any]
+    """question name -> value (a label string, a likert point as int, text, or a list for multiselect)."""
+    seconds: float | None = None
+
+
+def escape(text: str) -> str:
+    """Text from conversations as HTML: escaped (Potato sanitises HTML but executes a stray ``</script``)."""
+    return html.escape(text, quote=True).replace("\n", "<br>")
+
+
+# ---- create -----------------------------------------------------------------------------------------------------
+def _assignment(
+    ids: list[str], attention: list[str], annotators: list[str], overlap: int, seed: int
+) -> dict[str, list[str]]:
+    """Each regular item to ``overlap`` annotators (round robin over a seeded item order), every attention item to
+    everyone; each annotator's list in their own seeded order."""
+    order = list(ids)
+    random.Random(f"{seed}:items").shuffle(order)
+    per: dict[str, list[str]] = {a: [] for a in annotators}
+    for n, item in enumerate(order):
+        for j in range(overlap):
+            per[annotators[(n + j) % len(annotators)]].append(item)
+    for a in annotators:
+        per[a] += attention
+        random.Random(f"{seed}:{a}").shuffle(per[a])
+    return per
+
+
+def _scheme(q: Question) -> dict[str, Any]:
+    scheme: dict[str, Any] = {"annotation_type": q.kind, "name": q.name, "description": q.description}
+    if q.kind in ("radio", "multiselect"):
+        scheme["labels"] = list(q.labels)
+    if q.kind == "likert":
+        scheme |= {"size": q.size, "min_label": q.min_label, "max_label": q.max_label}
+    if q.required and q.kind != "text":
+        scheme["label_requirement"] = {"required": True}
+    return scheme
+
+
+def create(
+    design: Design,
+    folder: str | Path,
+    annotators: Sequence[str],
+    overlap: int | None = None,
+    seed: int = 0,
+    benchmark: str = "",
+) -> dict[str, Any]:
+    """Write a study folder (see the module docstring); returns the study record (with the logins)."""
+    root = Path(folder)
+    if (root / "study.json").exists():
+        raise InputError(root, "a study already exists here (choose a new folder)")
+    names = [a.strip() for a in annotators if a.strip()]
+    if not names or len(set(names)) != len(names):
+        raise ValueError("give one or more distinct annotator names (--annotators a,b,c)")
+    if not design.items:
+        raise ValueError("the study has no items")
+    k = len(names) if overlap is None else overlap
+    if not 1 <= k <= len(names):
+        raise ValueError(f"overlap must be between 1 and the number of annotators ({len(names)}), got {k}")
+    regular = [i.id for i in design.items if not i.attention]
+    attention = [i.id for i in design.items if i.attention]
+    assignment = _assignment(regular, attention, names, k, seed)
+    logins = {a: secrets.token_urlsafe(9) for a in names}
+    task_name = f"socialbench {design.kind} {root.resolve().name} {secrets.token_hex(3)}"
+    config = {
+        # Potato keeps one page layout per task name: a unique name keeps concurrent studies apart
+        "annotation_task_name": task_name,
+        "task_dir": ".",
+        "output_annotation_dir": "annotation_output/",
+        "data_files": ["data/items.jsonl"],
+        "item_properties": {"id_key": "id", "text_key": "html"},
+        "require_password": True,
+        "authentication": {"user_config_path": "users.jsonl"},
+        "user_config": {"allow_all_users": False, "users": names},
+        "assignment_strategy": "batch",
+        "batch_assignment": {
+            "groups": [{"name": f"g_{a}", "annotators": [a], "instances": assignment[a]} for a in names]
+        },
+        "annotation_schemes": [_scheme(q) for q in design.questions],
+        "annotation_instructions": design.instructions,
+    }
+    server = root / "server"
+    (server / "data").mkdir(parents=True, exist_ok=True)
+    write_jsonl(server / "data" / "items.jsonl", [{"id": i.id, "html": i.html} for i in design.items])
+    write_jsonl(server / "users.jsonl", [{"username": a, "password": p} for a, p in logins.items()])
+    with atomic_writer(server / "config.yaml") as handle:  # JSON is valid YAML; Potato requires the .yaml name
+        json.dump(config, handle, ensure_ascii=False, indent=1)
+    write_jsonl(root / "key.jsonl", [{"id": i.id, "attention": i.attention, **i.key} for i in design.items])
+    _label_studio(design, root / "label-studio")
+    record = {
+        "kind": design.kind,
+        "benchmark": benchmark,
+        "title": design.title,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "annotators": logins,
+        "overlap": k,
+        "seed": seed,
+        "items": len(regular),
+        "attention_items": len(attention),
+        "questions": [asdict(q) for q in design.questions],
+    }
+    with atomic_writer(root / "study.json") as handle:
+        json.dump(record, handle, ensure_ascii=False, indent=1)
+    return record
+
+
+def _label_studio(design: Design, folder: Path) -> None:
+    """The study in Label Studio's import format: tasks (``data.html``) and a labeling config (XML)."""
+    tags = []
+    for q in design.questions:
+        header = f'<Header value="{html.escape(q.description)}"/>'
+        if q.kind in ("radio", "multiselect"):
+            choice = "single" if q.kind == "radio" else "multiple"
+            options = "".join(f'<Choice value="{html.escape(label)}"/>' for label in q.labels)
+            tags.append(f'{header}<Choices name="{q.name}" toName="item" choice="{choice}">{options}</Choices>')
+        elif q.kind == "likert":
+            tags.append(f'{header}<Rating name="{q.name}" toName="item" maxRating="{q.size}"/>')
+        else:
+            tags.append(f'{header}<TextArea name="{q.name}" toName="item"/>')
+    xml = f'<View><HyperText name="item" value="$html"/>{"".join(tags)}</View>'
+    folder.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(folder / "config.xml") as handle:
+        handle.write(xml)
+    with atomic_writer(folder / "tasks.json") as handle:
+        json.dump([{"data": {"id": i.id, "html": i.html}} for i in design.items], handle, ensure_ascii=False)
+
+
+def load(folder: str | Path) -> dict[str, Any]:
+    path = Path(folder) / "study.json"
+    if not path.exists():
+        raise InputError(folder, "not a study folder (no study.json); create one with `socialbench study create`")
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+
+
+def key(folder: str | Path) -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for _, row in read_jsonl(Path(folder) / "key.jsonl", "study key")}
+
+
+# ---- serve ------------------------------------------------------------------------------------------------------
+def potato_command() -> str:
+    found = shutil.which("potato", path=str(Path(sys.executable).parent)) or shutil.which("potato")
+    if not found:
+        raise RuntimeError("Potato is not installed: pip install 'socialbench[studies]'")
+    return found
+
+
+def start(
+    folder: str | Path, host: str = "127.0.0.1", port: int = 8765, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """Start Potato on the study (returns when it answers HTTP). Answers are saved by Potato as they are made."""
+    server = Path(folder) / "server"
+    load(folder)
+    out = open(log or (server / "potato.out"), "ab")  # noqa: SIM115 - lives as long as the server process
+    process = subprocess.Popen(
+        [potato_command(), "start", "config.yaml", "-p", str(port), "--host", host],
+        cwd=server,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Potato exited with code {process.returncode}; see {out.name}")
+        try:
+            with urllib.request.urlopen(f"http://{host}:{port}/", timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"Potato did not answer on {host}:{port} within 60 s; see {out.name}")
+
+
+# ---- read answers -----------------------------------------------------------------------------------------------
+def answers(folder: str | Path) -> list[Answer]:
+    """Every saved answer of every annotator (Potato writes ``user_state.json`` on each save, atomically), plus those
+    of a Label Studio export saved as ``label-studio/export.json``."""
+    record = load(folder)
+    export = Path(folder) / "label-studio" / "export.json"
+    if export.exists():
+        return label_studio_answers(folder, export)
+    questions = {q["name"]: q for q in record["questions"]}
+    out = []
+    for annotator in record["annotators"]:
+        state_path = Path(folder) / "server" / "annotation_output" / annotator / "user_state.json"
+        if not state_path.exists():
+            continue
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(state_path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+        times = _seconds(Path(folder) / "server" / "annotation_output" / annotator / "annotation_history.jsonl")
+        for item, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
+            values: dict[str, Any] = {}
+            for label, value in pairs:
+                q = questions.get(label.get("schema"))
+                if q is None:
+                    continue
+                if q["kind"] == "multiselect":
+                    values.setdefault(q["name"], []).append(value)
+                elif q["kind"] == "likert":
+                    values[q["name"]] = int(value)
+                else:
+                    values[q["name"]] = value
+            if values:
+                out.append(Answer(annotator, item, values, times.get(item)))
+    return out
+
+
+def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]:
+    """Answers from a Label Studio JSON export of the study's ``label-studio/`` tasks (tasks carry our item id in
+    ``data.id``; annotators are Label Studio's ``completed_by``). Read without installing Label Studio."""
+    record = load(folder)
+    questions = {q["name"]: q for q in record["questions"]}
+    path = Path(export)
+    try:
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(path, f"cannot read the Label Studio export: {exc}") from None
+    if not isinstance(tasks, list):
+        raise InputError(path, "a Label Studio JSON export is a list of tasks")
+    out = []
+    for n, task in enumerate(tasks):
+        item = (task.get("data") or {}).get("id") if isinstance(task, dict) else None
+        if item is None:
+            raise InputError(path, "task without data.id (not exported from this study's tasks.json)", record=str(n))
+        for annotation in task.get("annotations") or []:
+            who = annotation.get("completed_by")
+            annotator = str(who.get("email") or who.get("id")) if isinstance(who, dict) else str(who)
+            values: dict[str, Any] = {}
+            for result in annotation.get("result") or []:
+                q = questions.get(result.get("from_name"))
+                value = result.get("value") or {}
+                if q is None:
+                    continue
+                if "choices" in value:
+                    values[q["name"]] = value["choices"] if q["kind"] == "multiselect" else value["choices"][0]
+                elif "rating" in value:
+                    values[q["name"]] = int(value["rating"])
+                elif "text" in value:
+                    values[q["name"]] = " ".join(value["text"])
+            if values:
+                out.append(Answer(annotator, str(item), values, annotation.get("lead_time")))
+    return out
+
+
+def _seconds(history: Path) -> dict[str, float]:
+    """Per item, seconds from the first to the last recorded change (Potato's annotation history)."""
+    spans: dict[str, list[float]] = {}
+    if not history.exists():
+        return {}
+    for _, event in read_jsonl(history, "annotation history"):
+        stamp = event.get("timestamp") or event.get("client_timestamp")
+        item = event.get("instance_id")
+        if item is None or stamp is None:
+            continue
+        try:
+            t = datetime.fromisoformat(str(stamp)).timestamp() if not isinstance(stamp, int | float) else float(stamp)
+        except ValueError:
+            continue
+        spans.setdefault(str(item), []).append(t)
+    return {k: max(v) - min(v) for k, v in spans.items()}
+
+
+def attention_report(folder: str | Path, rows: list[Answer], question: str) -> dict[str, dict[str, Any]]:
+    """Per annotator: attention items answered and passed (the key's ``expected`` answer to ``question``)."""
+    keys = key(folder)
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        k = keys.get(row.item, {})
+        if not k.get("attention"):
+            continue
+        entry = out.setdefault(row.annotator, {"answered": 0, "passed": 0})
+        entry["answered"] += 1
+        entry["passed"] += int(str(row.values.get(question)) == str(k.get("expected")))
+    return out
+
+
+# ---- views -----------------------------------------------------------------------------------------------------
+OPEN_LIMIT = 80
+"""Threads up to this many posts open fully; larger ones open the root and let the reader expand branches."""
+_MARK_STYLE = {
+    "evidence": ' style="background-color:#fff3b0"',
+    "scope": ' style="border-left:3px solid #4a90d9;padding-left:6px"',
+}
+
+
+def thread_html(thread: Any, marks: dict[str, str] | None = None) -> str:
+    """A reply tree as nested collapsible branches (<details>), each post with its short id (as models see it),
+    author, time and reply count; text escaped. ``marks`` highlights posts (``evidence`` or ``scope``). Built
+    iteratively: any depth works."""
+    from ..conversations.render import short_ids
+
+    marks = marks or {}
+    ids = short_ids(thread)
+    order = list(thread.traverse("thread"))
+    replies = {n.id: 0 for n in order}
+    for node in reversed(order):
+        if node.parent_id is not None:
+            replies[node.parent_id] += replies[node.id] + 1
+    open_all = len(order) <= OPEN_LIMIT
+    out: list[str] = []
+    depths: list[int] = []
+    for node in order:
+        depth = thread.depth(node.id)
+        while depths and depths[-1] >= depth:
+            out.append("</div></details>")
+            depths.pop()
+        mark = marks.get(node.id)
+        stamp = node.created.strftime("%Y-%m-%d %H:%M UTC") if node.created else "time unknown"
+        count = replies[node.id]
+        summary = (
+            f"<b>{ids[node.id]}</b> · {escape(node.author or '[deleted]')} · {stamp} · "
+            f"{count} repl{'y' if count == 1 else 'ies'}" + (f" · <mark>{mark}</mark>" if mark else "")
+        )
+        body = escape(node.text) if node.text else "<i>[deleted]</i>"
+        opened = ' open="open"' if open_all or depth == 0 else ""
+        style = _MARK_STYLE.get(mark or "", "")
+        out.append(
+            f'<details{opened}><summary>{summary}</summary><div style="margin-left:1.2em"><div{style}>{body}</div>'
+        )
+        depths.append(depth)
+    out += ["</div></details>"] * len(depths)
+    title = f"<h3>{escape(thread.title)}</h3>" if getattr(thread, "title", None) else ""
+    return title + "".join(out)
+
+
+def options_html(question: str, options: Sequence[str]) -> str:
+    rows = "".join(f"<li><b>{letter}.</b> {escape(text)}</li>" for letter, text in zip("ABCD", options, strict=False))
+    return f"<hr><p><b>Question:</b> {escape(question)}</p><ul>{rows}</ul>"
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study a benchmark offers: ``build(**options) -> Design``; ``score(folder, console, as_json)``."""
+
+    build: Any
+    score: Any
+    summary: str = ""

@@ -1,0 +1,258 @@
+"""Human studies on a real Potato server, driven by a real browser (Playwright on Debian's chromium): two annotators
+log in, answer, the server is killed and restarted mid-study, and the scores equal what was clicked; nothing the
+browser receives contains the key."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+
+from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
+from socialbench.benchmarks.sibench.task import sibench
+from socialbench.shared import studies
+from socialbench.shared.agreement import agreement
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is installed by `make test`"),
+]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _sibench_logs(folder: Path) -> Path:
+    cot = json.dumps(
+        {
+            "Motivation": "想被哄",
+            "Cause": "没钱",
+            "Emotional Attitude": "撒娇",
+            "Social Intention": "拉近",
+            "Communicative Strategy": "幽默",
+            "Response": "思考后的回复",
+        },
+        ensure_ascii=False,
+    )
+
+    def model(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = cot if "Motivation" in input[0].text else json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
+        return ModelOutput.from_content(model="mockllm/model", content=text)
+
+    def grader(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        body = (
+            {k: {"score": 5} for k in COMPONENT_KEYS}
+            if "analysis of this conversation" in input[-1].text
+            else {"reply_1": {"score": 5}, "reply_2": {"score": 10}}
+        )
+        return ModelOutput.from_content(model="mockllm/model", content=json.dumps(body))
+
+    eval(
+        sibench(mode="paper"),
+        model=get_model("mockllm/model", custom_outputs=model, memoize=False),
+        model_roles={"grader": get_model("mockllm/model", custom_outputs=grader, memoize=False)},
+        limit=2,
+        log_dir=str(folder),
+        display="none",
+    )
+    return folder
+
+
+def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str, Any]:
+    """What each annotator clicks on each item: deterministic, different between annotators."""
+    if key.get("attention"):
+        return {"answer": key["expected"]}
+    salt = sum(map(ord, annotator + item))
+    if kind == "longsocial-readers":
+        return {"answer": key["gold"] if annotator == "ann" else "ABCD"[salt % 4], "rationale": f"because {item}"}
+    if kind == "longsocial-verify":
+        criteria = ("scope_reasoning", "one_answer", "no_artifacts", "evidence_supports")
+        decision = ["pass", "revise"][salt % 2] if annotator == "bob" else "pass"
+        return {"answer": key["gold"], **dict.fromkeys(criteria, decision)}
+    if kind == "sibench-replies":
+        return {
+            **{k: "5" for k in COMPONENT_KEYS},
+            "reply_1": "10",
+            "reply_2": "0" if annotator == "ann" else "10",
+            "preferred": "Reply 1",
+        }
+    if kind == "perso-behavioral":
+        return {"rating_1": "4", "rating_2": "1" if annotator == "ann" else "4"}  # bob's equal ratings are invalid
+    if kind == "perso-verify":
+        return {"gold": "5" if annotator == "ann" else "4", "distractors": "3"}
+    raise AssertionError(kind)
+
+
+def _answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[str, Any]) -> None:
+    for name, value in plan.items():
+        kind = questions[name]["kind"]
+        if kind == "text":
+            page.fill(f'input[name="{name}:::text_box"]', value)
+        else:
+            page.check(f'input[type=radio][schema="{name}"][value="{value}"]')
+
+
+def _login(page: Any, base: str, user: str, password: str) -> None:
+    page.goto(base + "/")
+    page.fill("#login-email", user)
+    page.fill("#login-pass", password)
+    page.click("#login-content button[type=submit]")
+    page.wait_for_function(
+        "() => document.querySelector('#instance_id') || document.body?.innerText.includes('Thank You')",
+        timeout=20000,
+    )
+
+
+def _current(page: Any) -> str | None:
+    loc = page.locator("#instance_id")
+    return loc.get_attribute("value") if loc.count() else None
+
+
+def _drive(
+    page: Any,
+    base: str,
+    user: str,
+    password: str,
+    record: dict[str, Any],
+    keys: dict[str, Any],
+    clicked: dict[tuple[str, str], dict[str, Any]],
+    stop_after: int | None,
+    leaks: list[str],
+) -> bool:
+    """Answer until done (True) or until ``stop_after`` new answers (False); a resumed page may show an item that is
+    already answered: its answers are pre-filled, so it is only confirmed with Next."""
+    questions = {q["name"]: q for q in record["questions"]}
+    done = 0
+    while True:
+        item = _current(page)
+        if item is None:
+            return True
+        body = page.content() + page.request.get(base + "/api/current_instance").text()
+        leaks += [s for s in _secrets(keys[item]) if s in body]
+        if (user, item) not in clicked:
+            if stop_after is not None and done == stop_after:
+                return False
+            plan = _plan(record["kind"], user, item, keys[item])
+            _answer(page, questions, plan)
+            clicked[(user, item)] = plan
+            done += 1
+        page.click("#next-btn")
+        field = "document.querySelector('#instance_id')"
+        moved = f"() => document.body && (!{field} || {field}.value !== {json.dumps(item)})"
+        page.wait_for_function(moved, timeout=20000)
+
+
+def _secrets(key: dict[str, Any]) -> list[str]:
+    """Values only the key holds (long enough not to occur by chance in a page)."""
+    picks = [key.get(k) for k in ("item_id", "pair_id", "model", "log", "episode_id")]
+    return [str(v) for v in picks if isinstance(v, str) and len(v) > 5] + ["cot_first", "winner_first"]
+
+
+STUDIES = {
+    "longsocial-readers": ["-S", "limit=2", "-S", "attention=1"],
+    "longsocial-verify": ["-S", "limit=2", "-S", "attention=0"],
+    "sibench-replies": [],
+    "perso-behavioral": ["-S", "subset=2"],
+    "perso-verify": [],
+}
+
+
+@pytest.mark.parametrize("kind", list(STUDIES))
+def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    folder = tmp_path / "study"
+    extra = STUDIES[kind] + (["--logs", str(_sibench_logs(tmp_path / "logs"))] if kind == "sibench-replies" else [])
+    created = _cli("study", "create", kind, "-o", str(folder), "--annotators", "ann,bob", *extra)
+    assert created.returncode == 0, created.stderr[-2000:]
+    record, keys = studies.load(folder), studies.key(folder)
+    served = [json.loads(line) for line in (folder / "server" / "data" / "items.jsonl").read_text().splitlines()]
+    assert all(set(row) == {"id", "html"} for row in served)  # the key never goes to the server's data
+    port = _port()
+    base = f"http://127.0.0.1:{port}"
+    server = studies.start(folder, port=port)
+    clicked: dict[tuple[str, str], dict[str, Any]] = {}
+    leaks: list[str] = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+            ann = browser.new_context().new_page()
+            bob = browser.new_context().new_page()
+            _login(ann, base, "ann", record["annotators"]["ann"])
+            _login(bob, base, "bob", record["annotators"]["bob"])
+            assert not _drive(ann, base, "ann", record["annotators"]["ann"], record, keys, clicked, 1, leaks)
+            assert not _drive(bob, base, "bob", record["annotators"]["bob"], record, keys, clicked, 1, leaks)
+            server.kill()  # SIGKILL mid-study
+            server.wait()
+            server = studies.start(folder, port=port)
+            for page, user in ((ann, "ann"), (bob, "bob")):
+                _login(page, base, user, record["annotators"][user])  # the old session did not survive the restart
+                limit = 1 if kind == "perso-verify" else None  # 24 items: two each are enough here
+                _drive(page, base, user, record["annotators"][user], record, keys, clicked, limit, leaks)
+            browser.close()
+    finally:
+        server.kill()
+        server.wait()
+    assert leaks == []
+    saved = {(a.annotator, a.item): a.values for a in studies.answers(folder)}
+    for (user, item), plan in clicked.items():  # nothing clicked was lost across the restart
+        got = saved[(user, item)]
+        assert {k: str(v) for k, v in got.items() if k in plan} == {k: str(v) for k, v in plan.items()}, (user, item)
+    scored = _cli("study", "score", str(folder), "--json")
+    assert scored.returncode == 0, scored.stderr[-2000:]
+    _check_scores(kind, json.loads(scored.stdout), clicked, keys)
+
+
+def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, str], Any], keys: dict[str, Any]) -> None:
+    regular = {k: v for k, v in clicked.items() if not keys[k[1]].get("attention")}
+    if kind in ("longsocial-readers", "longsocial-verify"):
+        for user in ("ann", "bob"):
+            mine = [(item, plan) for (u, item), plan in regular.items() if u == user]
+            right = sum(plan["answer"] == keys[item]["gold"] for item, plan in mine)
+            assert result["readers"][user]["correct"] == right and result["readers"][user]["n"] == len(mine)
+        answers = {u: {item: plan["answer"] for (uu, item), plan in regular.items() if uu == u} for u in ("ann", "bob")}
+        assert result["agreement"]["mean_cohen"] == pytest.approx(agreement(answers).mean_cohen, nan_ok=True)
+        if kind == "longsocial-readers":
+            assert result["attention"]["ann"] == {"answered": 1, "passed": 1}
+        else:
+            flagged = {o["study_item"] for o in result["verification"] if o["adjudicate"]}
+            revised = {item for (u, item), plan in regular.items() if "revise" in plan.values()}
+            assert flagged == revised  # only bob's "revise" decisions send items to adjudication
+    elif kind == "sibench-replies":
+        (model,) = result["models"].values()
+        reply_scores = [(plan, keys[item]["cot_first"]) for (u, item), plan in regular.items()]
+        cot = [int(p["reply_1"] if first else p["reply_2"]) for p, first in reply_scores]
+        assert model["cot_reply"] == pytest.approx(sum(cot) / len(cot))
+        assert model["motivation"] == 5.0
+    elif kind == "perso-behavioral":
+        assert result["invalid_behavioral_answers"] == sum(1 for (u, _i) in regular if u == "bob")
+        group = result["groups"]["behavioral"]
+        mine = [item for (u, item) in regular if u == "ann"]
+        assert group["n"]["ann"] == len(mine)  # ann rates Response 1 higher: right where the winner came first
+        assert round(group["accuracy"]["ann"] * len(mine)) == sum(keys[i]["winner_first"] for i in mine)
+    elif kind == "perso-verify":
+        golds = [int(p["gold"]) for p in regular.values()]
+        assert result["likert"]["gold"]["mean"] == pytest.approx(sum(golds) / len(golds))

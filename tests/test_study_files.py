@@ -1,0 +1,67 @@
+"""Study folders without a browser: what is served, the Label Studio round trip, agreement on hand-built answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from socialbench.shared import studies
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+
+
+def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path: Path) -> None:
+    folder = tmp_path / "s"
+    done = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a,b,c", "--overlap", "2")
+    assert done.returncode == 0, done.stderr
+    record, keys = studies.load(folder), studies.key(folder)
+    config = json.loads((folder / "server" / "config.yaml").read_text())
+    groups = {g["annotators"][0]: g["instances"] for g in config["batch_assignment"]["groups"]}
+    counts = {item: sum(item in mine for mine in groups.values()) for item in keys}
+    assert set(counts.values()) == {2}  # every item to exactly two of the three annotators
+    assert config["user_config"]["allow_all_users"] is False and set(record["annotators"]) == {"a", "b", "c"}
+    served = (folder / "server" / "data" / "items.jsonl").read_text()
+    assert all(set(json.loads(line)) == {"id", "html"} for line in served.splitlines())
+    assert not any(k["item_id"] in served for k in keys.values())  # item ids (and their gold) stay in the key
+    again = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a")
+    assert again.returncode == 2 and "already exists" in again.stderr  # never overwrites a study
+
+
+def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    folder = tmp_path / "s"
+    assert _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a,b").returncode == 0
+    keys = studies.key(folder)
+    tasks = json.loads((folder / "label-studio" / "tasks.json").read_text())
+    assert {t["data"]["id"] for t in tasks} == set(keys) and '<Choices name="answer"' in (
+        folder / "label-studio" / "config.xml"
+    ).read_text()
+    belief = [i for i, k in keys.items() if k["dimension"] == "belief"]
+    picks = {"a": ["A", "B", "C", "D", "A", "B", "C", "D"], "b": ["A", "B", "C", "A", "A", "B", "D", "D"]}
+    export = [
+        {
+            "data": {"id": item},
+            "annotations": [
+                {
+                    "completed_by": {"email": who},
+                    "result": [{"from_name": "answer", "value": {"choices": [picks[who][n]]}}],
+                }
+                for who in ("a", "b")
+            ],
+        }
+        for n, item in enumerate(belief)
+    ]
+    (folder / "label-studio" / "export.json").write_text(json.dumps(export))
+    scored = _cli("study", "score", str(folder), "--json")
+    assert scored.returncode == 0, scored.stderr
+    group = json.loads(scored.stdout)["groups"]["cognitive:belief"]
+    assert group["pairwise_cohen"]["a-b"] == pytest.approx(cohen_kappa_score(picks["a"], picks["b"]))
+    golds = ["ABCD"[keys[i]["gold"]] for i in belief]
+    assert group["accuracy"]["a"] == pytest.approx(sum(p == g for p, g in zip(picks["a"], golds, strict=True)) / len(golds))
