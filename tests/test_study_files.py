@@ -64,4 +64,5 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
     group = json.loads(scored.stdout)["groups"]["cognitive:belief"]
     assert group["pairwise_cohen"]["a-b"] == pytest.approx(cohen_kappa_score(picks["a"], picks["b"]))
     golds = ["ABCD"[keys[i]["gold"]] for i in belief]
-    assert group["accuracy"]["a"] == pytest.approx(sum(p == g for p, g in zip(picks["a"], golds, strict=True)) / len(golds))
+    right = sum(p == g for p, g in zip(picks["a"], golds, strict=True))
+    assert group["accuracy"]["a"] == pytest.approx(right / len(golds))
