@@ -38,14 +38,23 @@ def utc(value: datetime | int | float | str | None) -> datetime | None:
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if isinstance(value, int | float):
-        return datetime.fromtimestamp(float(value), tz=UTC)
+        return _from_epoch(float(value), value)
     text = value.strip()
     try:
-        return datetime.fromtimestamp(float(text), tz=UTC)
+        number = float(text)
     except ValueError:
-        pass
+        number = None
+    if number is not None:
+        return _from_epoch(number, value)
     parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return utc(parsed)
+
+
+def _from_epoch(seconds: float, raw: object) -> datetime:
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # 1e20, inf, nan: not a time any thread was written at
+        raise ValueError(f"timestamp {raw!r} is out of range") from None
 
 
 # Epoch numbers, ISO strings and naive datetimes are all read as UTC.

@@ -8,7 +8,9 @@ import gzip
 import io
 import json
 import os
+import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +29,49 @@ def decode(path: str | Path, data: bytes, line: int | None = None) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text (bad byte at offset {exc.start})", line=line) from None
+
+
+MAX_JSON_DEPTH = 100_000
+"""Deepest JSON nesting read (real reply chains run thousands deep; Python's default limit stops at ~1,000)."""
+_DEEP_STACK = 1 << 29  # 512 MiB of address space for the parsing thread; pages are committed only as used
+
+
+def parse_json(text: str) -> Any:
+    """`json.loads`, also for documents nested up to `MAX_JSON_DEPTH` levels: when the default recursion limit is
+    hit, the text is parsed again in a thread with a large stack and a raised limit. Deeper documents raise
+    ``ValueError`` naming the limit. (json's C parser recurses per level; there is no iterative mode to call.)"""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        pass
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, MAX_JSON_DEPTH + 50))  # the few frames below the parser
+        try:
+            box["value"] = json.loads(text)
+        except RecursionError:
+            box["error"] = ValueError(f"JSON nested more than {MAX_JSON_DEPTH:,} levels deep")
+        except json.JSONDecodeError as exc:
+            box["error"] = exc
+        finally:
+            sys.setrecursionlimit(limit)
+
+    with _DEEP_LOCK:
+        previous = threading.stack_size(_DEEP_STACK)
+        try:
+            worker = threading.Thread(target=work, name="socialbench-deep-json")
+            worker.start()
+        finally:
+            threading.stack_size(previous)
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+_DEEP_LOCK = threading.Lock()
 
 
 def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]]:
@@ -49,11 +94,11 @@ def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]
                 if not text.strip():
                     continue
                 try:
-                    value = json.loads(text)
+                    value = parse_json(text)
                 except json.JSONDecodeError as exc:
                     raise InputError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
-                except RecursionError:
-                    raise InputError(path, "JSON nested too deeply", line=lineno) from None
+                except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
+                    raise InputError(path, str(exc), line=lineno) from None
                 yield lineno, value
         except (gzip.BadGzipFile, EOFError) as exc:  # a corrupt or truncated .gz file
             raise InputError(path, f"not a complete gzip file ({exc})", line=lineno + 1) from None

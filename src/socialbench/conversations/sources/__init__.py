@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ...core.errors import InputError
-from ..model import Episode
+from ..model import Episode, ThreadIntegrityError
 from ._common import ImportReport
 from .cmv import read_cmv
 from .cmv_pairs import read_cmv_pairs
@@ -78,10 +80,30 @@ FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] 
 
 
 def import_episodes(fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None) -> Iterator[Episode]:
-    """Read ``paths`` in format ``fmt`` (a key of `FORMATS`)."""
+    """Read ``paths`` in format ``fmt`` (a key of `FORMATS`). Every failure is an `InputError` naming the input:
+    the importers locate the problems they anticipate (file, line, record, field); anything else a malformed
+    file can still provoke is caught here and named by file, never shown as a traceback."""
     if fmt not in FORMATS:
         raise InputError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     for p in map(Path, paths):
         if not p.exists():
             raise InputError(p, "no such file or folder")
-    return FORMATS[fmt]([str(p) for p in paths], options or ImportOptions())
+    return _located(fmt, paths, FORMATS[fmt]([str(p) for p in paths], options or ImportOptions()))
+
+
+_UNEXPECTED = (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError, OSError, ValueError)
+
+
+def _located(fmt: str, paths: Sequence[str | Path], episodes: Iterator[Episode]) -> Iterator[Episode]:
+    where = str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths))
+    try:
+        yield from episodes
+    except InputError:
+        raise
+    except ValidationError as exc:
+        raise InputError.from_validation(where, exc) from None
+    except ThreadIntegrityError:
+        raise
+    except _UNEXPECTED as exc:
+        kind = "nested too deeply" if isinstance(exc, RecursionError) else type(exc).__name__
+        raise InputError(where, f"not a valid {fmt} input ({kind}: {str(exc)[:200]})") from None

@@ -17,7 +17,7 @@ import zstandard
 from bs4 import BeautifulSoup
 
 from ...core.errors import InputError
-from ...core.jsonl import decode
+from ...core.jsonl import decode, parse_json
 
 # Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
 _ZSTD_MAX_WINDOW = 2**31
@@ -45,15 +45,19 @@ def read_text(path: Path) -> str:
         raise InputError(path, "file not found") from None
     except IsADirectoryError:
         raise InputError(path, "is a folder, expected a file") from None
+    except PermissionError:
+        raise InputError(path, "permission denied") from None
     return decode(path, data)
 
 
 def load_json(path: Path) -> Any:
     text = read_text(path)
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, _json_problem(exc, text, "document"), line=exc.lineno) from None
+    except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
+        raise InputError(path, str(exc)) from None
 
 
 def _zst_chunks(path: Path) -> Iterator[bytes]:
@@ -125,9 +129,11 @@ class _LazyLine:
     def load(self) -> Any:
         text = decode(self.path, self.raw, line=self.lineno)
         try:
-            return json.loads(text)
+            return parse_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(self.path, _json_problem(exc, text, "line"), line=self.lineno) from None
+        except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
+            raise InputError(self.path, str(exc), line=self.lineno) from None
 
 
 def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:

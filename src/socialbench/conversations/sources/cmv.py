@@ -55,7 +55,10 @@ def parse_exchange(path: Path) -> dict[str, Any]:
         root = etree.fromstring(data)
     except etree.XMLSyntaxError as exc:
         recovered = f"line {exc.lineno}: {exc.msg}"
-        root = etree.fromstring(data, parser=etree.XMLParser(recover=True))
+        try:
+            root = etree.fromstring(data, parser=etree.XMLParser(recover=True))
+        except etree.XMLSyntaxError:  # nothing to recover (an empty or all-zero file)
+            root = None
         if root is None:
             raise InputError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
         warnings.warn(f"{path}: malformed XML recovered ({recovered})", stacklevel=2)

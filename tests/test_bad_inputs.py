@@ -1,0 +1,114 @@
+"""Bad inputs end in one located line and exit 2, never a traceback; deep real threads still import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from socialbench.conversations.sources import import_episodes
+from socialbench.core.errors import InputError
+from socialbench.core.jsonl import MAX_JSON_DEPTH
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+
+
+def _hn_chain(depth: int) -> str:
+    """An Algolia item whose comments form one reply chain ``depth`` deep (written without recursion)."""
+    head = '{"id": 1, "type": "story", "title": "t", "author": "a", "created_at_i": 1, "children": ['
+    parts = [head]
+    for i in range(2, depth + 2):
+        parts.append(f'{{"id": {i}, "type": "comment", "author": "u", "text": "x", "created_at_i": {i}, "children": [')
+    return "".join(parts) + "]}" * (depth + 1)
+
+
+def test_a_reply_chain_thousands_deep_imports(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(_hn_chain(5_000))
+    (thread,) = list(import_episodes("hn-algolia", [path]))
+    assert len(thread.nodes) == 5_001 and thread.max_depth() == 5_000
+
+
+def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+CASES: dict[str, tuple[str, Callable[[Path], Path], str]] = {
+    "nested beyond the limit": (
+        "sibench",
+        lambda t: _write(t, "deep.json", "[" * (MAX_JSON_DEPTH + 1_000) + "]" * (MAX_JSON_DEPTH + 1_000)),
+        f"nested more than {MAX_JSON_DEPTH:,} levels",
+    ),
+    "HN text is an object": (
+        "hn-algolia",
+        lambda t: _write(
+            t,
+            "hn.json",
+            json.dumps(
+                {
+                    "id": 1,
+                    "type": "story",
+                    "title": 5,
+                    "author": "a",
+                    "children": [{"id": 2, "text": {"a": 1}, "children": []}],
+                }
+            ),
+        ),
+        "hn.json",
+    ),
+    "timestamp out of range": (
+        "hn-algolia",
+        lambda t: _write(
+            t, "ts.json", json.dumps({"id": 1, "type": "story", "title": "t", "created_at_i": 1e20, "children": []})
+        ),
+        "out of range",
+    ),
+    "Reddit post without data": (
+        "reddit-json",
+        lambda t: _write(
+            t,
+            "r.json",
+            json.dumps(
+                [
+                    {"kind": "Listing", "data": {"children": [{"kind": "t3"}]}},
+                    {"kind": "Listing", "data": {"children": []}},
+                ]
+            ),
+        ),
+        "r.json",
+    ),
+    "empty CMV XML": ("cmv", lambda t: _write(t, "0.xml", b""), "0.xml"),
+    "all-zero CMV XML": ("cmv", lambda t: _write(t, "1.xml", b"\0" * 64), "1.xml"),
+    "folder where a file is expected": ("sibench", lambda t: (t / "dir.json").mkdir() or (t / "dir.json"), "folder"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_located_line(case: str, tmp_path: Path) -> None:
+    fmt, build, expected = CASES[case]
+    path = build(tmp_path)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    done = _cli("import", fmt, str(path), "-o", str(out))
+    assert done.returncode == 2, done.stderr[-1500:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in done.stderr
+    assert expected in lines[0]
+    assert out.read_text() == "previous\n"  # a failed import never touches an existing output
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_unreadable_file(tmp_path: Path) -> None:
+    path = _write(tmp_path, "x.json", "[]")
+    path.chmod(0)
+    with pytest.raises(InputError, match="permission denied"):
+        list(import_episodes("sibench", [path]))
