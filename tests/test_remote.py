@@ -115,3 +115,22 @@ def test_openai_compatible_server(server: tuple[str, Path], tmp_path: Path) -> N
         assert sample.output.completion == sample.scores["choice_letter"].explanation  # type: ignore[index]
     requests = server_log.read_text().count("POST /v1/chat/completions")
     assert requests == 2
+
+
+def test_a_dead_server_stops_the_run_within_seconds(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens here: as a llama.cpp server that died
+    command = [
+        str(Path(sys.executable).parent / "socialbench"),
+        "run",
+        "longsocial",
+        "--model",
+        "openai-api/dead/model",
+    ]
+    command += ["-T", "answer_mode=generate", "--limit", "1", "--log-dir", str(tmp_path)]
+    command += ["--max-retries", "1", "--timeout", "10", "--display", "none"]
+    env = {**os.environ, "DEAD_BASE_URL": f"http://127.0.0.1:{port}/v1", "DEAD_API_KEY": "none"}
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    elapsed = time.monotonic() - started
+    assert done.returncode != 0 and elapsed < 60, (elapsed, done.stderr[-1500:])
+    assert "connect" in (done.stdout + done.stderr).lower()

@@ -259,6 +259,20 @@ def list_cmd() -> None:
 )
 @click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
 @click.option(
+    "--max-retries",
+    type=int,
+    default=5,
+    show_default=True,
+    help="Retries of a failed model call (refused connection, rate limit, server error) before the run stops.",
+)
+@click.option(
+    "--timeout",
+    type=int,
+    default=300,
+    show_default=True,
+    help="Seconds one model call may take, retries included, before the run stops with the error.",
+)
+@click.option(
     "--display",
     type=click.Choice(["auto", "rich", "plain", "none"]),
     default="auto",
@@ -274,6 +288,8 @@ def run(
     limit: int | None,
     log_dir: str,
     max_connections: int | None,
+    max_retries: int,
+    timeout: int,
     display: str,
     resume: bool,
 ) -> None:
@@ -299,6 +315,10 @@ def run(
         "limit": limit,
         "log_dir": log_dir,
         "max_connections": max_connections,
+        # inspect's own default retries a refused connection for up to 30 minutes; a dead endpoint should stop
+        # the run with its error in minutes (or seconds, with --max-retries 0 --timeout 10)
+        "max_retries": max_retries,
+        "timeout": timeout,
         "display": ("rich" if err.is_terminal else "plain") if display == "auto" else display,
     }
     if resume:
