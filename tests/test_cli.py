@@ -215,6 +215,13 @@ def test_report_sibench_from_logs(tmp_path: Path) -> None:
     assert row["direct_reply"] is None
 
 
+def test_a_resumed_single_run_prints_its_samples(tmp_path: Path) -> None:
+    args = ["run", "longsocial", "-T", "workflow=question-only", "--model", "mockllm/model", "--limit", "3"]
+    result = run(*args, "--log-dir", tmp_path, "--resume")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"All items\s*│\s*3\s*│\s*3", result.stdout)  # eval_set's logs come back without samples
+
+
 def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Path) -> None:
     args = ["run", "longsocial", "-T", "workflow=full", "-T", "workflow=question-only", "-T", "seed=1"]
     result = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")

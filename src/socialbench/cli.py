@@ -322,7 +322,10 @@ def run(
         "display": ("rich" if err.is_terminal else "plain") if display == "auto" else display,
     }
     if resume:
-        _, logs = eval_set(tasks, **options)
+        from inspect_ai.log import read_eval_log
+
+        _, headers = eval_set(tasks, **options)
+        logs = [read_eval_log(h.location) for h in headers]  # eval_set returns the logs without their samples
     else:
         logs = inspect_eval(tasks, **options)
     if len(logs) == 1:

@@ -169,10 +169,13 @@ def latest_runs(paths: Sequence[str]) -> list[str]:
 
 def log_paths(args: Sequence[str | Path]) -> list[str]:
     """inspect log files named directly or found in folders (``*.eval``, ``*.json``)."""
+    from inspect_ai.log import list_eval_logs
+
     paths: list[str] = []
     for arg in map(Path, args):
-        if arg.is_dir():
-            paths += [str(p) for p in sorted(arg.glob("*.eval")) + sorted(arg.glob("*.json"))]
+        if arg.is_dir():  # inspect's own listing: skips eval-set.json, logs.json and other non-log files
+            found = list_eval_logs(str(arg), recursive=False)
+            paths += sorted(str(Path(info.name.removeprefix("file://"))) for info in found)
         elif arg.exists():
             paths.append(str(arg))
         else:

@@ -1,0 +1,77 @@
+"""A run killed with SIGKILL resumes with one documented command and ends with every sample exactly once; the
+report over the log folder counts each sample once, whatever logs the kill left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+pytestmark = pytest.mark.slow
+
+
+class _Slow(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that takes 0.3 s per answer (so a run can be killed midway)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        time.sleep(0.3)
+        body = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "slow",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("kill_after", [1.0, 4.0])
+def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: float) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {**os.environ, "SLOW_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "SLOW_API_KEY": "none"}
+    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", "workflow=question-only"]
+    command += ["--model", "openai-api/slow/m", "--limit", "12", "--max-connections", "1", "--resume"]
+    command += ["--log-dir", str(tmp_path), "--display", "none"]
+    try:
+        first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(kill_after)
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)  # the same command
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+    finally:
+        server.shutdown()
+    logs = sorted(tmp_path.glob("*.eval"))
+    complete = [read_eval_log(str(p)) for p in logs if read_eval_log(str(p), header_only=True).status == "success"]
+    assert len(complete) == 1
+    ids = [s.id for s in complete[0].samples or []]
+    assert len(ids) == 12 and len(set(ids)) == 12  # none lost, none duplicated
+    report = subprocess.run(
+        [str(Path(sys.executable).parent / "socialbench"), "report", "longsocial", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert report.returncode == 0, report.stderr[-2000:]
+    (cell,) = json.loads(report.stdout)["grid"]
+    assert cell["items"] == 12  # the killed log and the resumed one count once
