@@ -415,6 +415,13 @@ def test_reddit_answers_of_one_thread_in_any_order_rebuild_the_whole_tree(data: 
     for gap in thread.meta["gaps"]:
         assert gap["children"] and not set(gap["children"]) & returned
     assert thread.meta["missing_comments"] == sum(g["count"] for g in thread.meta["gaps"]) < 20
+    # told that every stub was requested, the importer reads those never-returned ids as gone: the tree is complete
+    (complete,) = list(read_thread_json(folder, all_expanded=True))
+    assert complete.meta["gaps"] == [] and complete.meta["missing_comments"] == 0
+    assert complete.meta["unavailable_comments"] == thread.meta["unavailable_comments"] + sum(
+        len(g["children"]) for g in thread.meta["gaps"]
+    )
+    assert len(complete) == 1 + 1428 and complete.repairs == ()
     # the command line takes the folder too
     out = tmp_path / "n49rw.jsonl"
     result = subprocess.run(

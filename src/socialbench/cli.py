@@ -57,6 +57,12 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Episodes JSONL to write.")
 @click.option("--morechildren", multiple=True, help="reddit-json: /api/morechildren answers that fill gaps.")
+@click.option(
+    "--all-expanded",
+    is_flag=True,
+    help="reddit-json: every `more` stub was requested, so listed comments that never came back no longer exist "
+    "(counted as unavailable, not as gaps).",
+)
 @click.option("--subreddit", multiple=True, help="pushshift: keep only these subreddits.")
 @click.option("--thread", "thread_ids", multiple=True, help="pushshift: keep only these thread ids.")
 @click.option("--skip-bad", is_flag=True, help="pushshift: skip bad records (counted) instead of stopping.")
@@ -65,6 +71,7 @@ def import_cmd(
     paths: tuple[str, ...],
     output: str,
     morechildren: tuple[str, ...],
+    all_expanded: bool,
     subreddit: tuple[str, ...],
     thread_ids: tuple[str, ...],
     skip_bad: bool,
@@ -92,6 +99,7 @@ def import_cmd(
 
         options = ImportOptions(
             morechildren=morechildren,
+            all_expanded=all_expanded,
             subreddits=subreddit,
             thread_ids=thread_ids,
             skip_bad=skip_bad,

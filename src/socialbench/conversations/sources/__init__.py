@@ -44,6 +44,7 @@ __all__ = [
 @dataclass
 class ImportOptions:
     morechildren: Sequence[str] = ()
+    all_expanded: bool = False
     subreddits: Sequence[str] = ()
     thread_ids: Sequence[str] = ()
     skip_bad: bool = False
@@ -62,7 +63,9 @@ def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], Im
 FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] = {
     "hn-algolia": lambda paths, o: read_algolia(*paths),
     "hn-firebase": lambda paths, o: read_firebase(*paths),
-    "reddit-json": lambda paths, o: read_thread_json(paths[0], [*paths[1:], *o.morechildren]),
+    "reddit-json": lambda paths, o: read_thread_json(
+        paths[0], [*paths[1:], *o.morechildren], all_expanded=o.all_expanded
+    ),
     "pushshift": lambda paths, o: read_pushshift(
         *paths,
         subreddits=o.subreddits or None,

@@ -126,6 +126,7 @@ def read_thread_json(
     morechildren: Iterable[str | Path] = (),
     *,
     policy: IntegrityPolicy = "repair",
+    all_expanded: bool = False,
 ) -> Iterator[Thread]:
     """One thread from the Reddit API's answers: the `/comments/<id>` answer, plus any number of
     `/api/morechildren` answers and "continue this thread" answers (`/comments/<id>/_/<comment>`, a listing
@@ -133,7 +134,8 @@ def read_thread_json(
 
     `more` stubs are not dropped: each becomes a *gap* in ``thread.meta["gaps"]`` (parent id, count of hidden
     comments, their ids) and ``thread.meta["missing_comments"]`` totals them; comments supplied by the other
-    answers fill the gaps.
+    answers fill the gaps. With ``all_expanded`` (the caller requested every `more` stub) a listed comment that
+    no answer returned no longer exists: it is counted in ``unavailable_comments``, not left as a gap.
     """
     answers = [(f, load_json(f)) for f in _answer_files([path, *morechildren])]
     listings = [(f, doc) for f, doc in answers if _two_listings(doc)]
@@ -194,7 +196,9 @@ def read_thread_json(
         if not listed:  # a "continue this thread" stub
             if gap["parent_id"] not in continued:
                 open_gaps.append(gap)
-        elif len(remaining) < len(listed):  # expanded: what did not come back no longer exists
+        elif len(remaining) < len(listed) or all_expanded:
+            # expanded (some of its comments arrived, or the caller requested every stub): what did not come
+            # back no longer exists
             unavailable += len(remaining)
         else:
             open_gaps.append(gap)
