@@ -8,6 +8,8 @@ refuses with a `ThreadIntegrityError` (``policy="strict"``). Every repair is rec
 
 from __future__ import annotations
 
+import json
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -15,7 +17,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 IntegrityPolicy = Literal["repair", "strict"]
 Order = Literal["thread", "time"]
@@ -37,6 +39,8 @@ def utc(value: datetime | int | float | str | None) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected a time (epoch seconds or ISO text), got {type(value).__name__}")
     if isinstance(value, int | float):
         return _from_epoch(float(value), value)
     text = value.strip()
@@ -79,6 +83,35 @@ class Node(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     """Source metadata (platform ids, title, url, post type, ...)."""
 
+    @field_validator("id", "parent_id", "author", "text")
+    @classmethod
+    def _encodable(cls, value: str | None) -> str | None:
+        return encodable(value)
+
+    @field_validator("meta")
+    @classmethod
+    def _meta_encodable(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return encodable_meta(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(value: str | None) -> str | None:
+    """A JSON escape such as ``\\udcff`` decodes to a lone surrogate, which no UTF-8 file can hold: refused here,
+    where the importer can still say which record it came from, instead of failing when episodes are written."""
+    if value is not None and _SURROGATE.search(value):
+        raise ValueError("contains a lone surrogate (an invalid \\uXXXX escape): not valid Unicode text")
+    return value
+
+
+def encodable_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    try:
+        encodable(json.dumps(meta, ensure_ascii=False, default=str))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"metadata cannot be stored: {exc}") from None
+    return meta
+
 
 class Thread(BaseModel):
     """A reply tree: one root (the post) and comments that each reply to exactly one earlier node.
@@ -97,6 +130,9 @@ class Thread(BaseModel):
     nodes: tuple[Node, ...]
     meta: dict[str, Any] = Field(default_factory=dict)
     repairs: tuple[str, ...] = ()
+
+    _encodable = field_validator("id", "title")(lambda cls, v: encodable(v))
+    _meta_encodable = field_validator("meta")(lambda cls, v: encodable_meta(v))
 
     # ---- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -364,6 +400,9 @@ class Turn(BaseModel):
     created: UTCTime = None
     meta: dict[str, Any] = Field(default_factory=dict)
 
+    _encodable = field_validator("speaker", "role", "text")(lambda cls, v: encodable(v))
+    _meta_encodable = field_validator("meta")(lambda cls, v: encodable_meta(v))
+
 
 class Dialogue(BaseModel):
     """An ordered chat between parties, e.g. an SI-Bench dyadic conversation."""
@@ -374,6 +413,9 @@ class Dialogue(BaseModel):
     platform: str
     turns: tuple[Turn, ...]
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    _encodable = field_validator("id")(lambda cls, v: encodable(v))
+    _meta_encodable = field_validator("meta")(lambda cls, v: encodable_meta(v))
 
     def __len__(self) -> int:
         return len(self.turns)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import reprlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,14 +37,16 @@ def episode_from_record(raw: Any, path: str | Path = "<string>", line: int | Non
         raise InputError(path, "expected an episode object", line=line)
     version = raw.pop("schema_version", None)
     if version != SCHEMA_VERSION:
-        raise InputError(path, f"schema_version {version!r} is not supported (expected {SCHEMA_VERSION})", line=line)
+        shown = reprlib.repr(version)  # bounded: a value may be nested thousands deep
+        raise InputError(path, f"schema_version {shown} is not supported (expected {SCHEMA_VERSION})", line=line)
     kind = raw.pop("kind", None)
-    if kind not in _KINDS:
-        raise InputError(path, f"unknown episode kind {kind!r}", line=line)
+    if not isinstance(kind, str) or kind not in _KINDS:
+        raise InputError(path, f"unknown episode kind {reprlib.repr(kind)}", line=line)
     try:
         return _KINDS[kind].model_validate(raw)
     except ValidationError as exc:
-        raise InputError.from_validation(path, exc, line=line, record=str(raw.get("id"))) from None
+        record = raw.get("id") if isinstance(raw.get("id"), str) else reprlib.repr(raw.get("id"))
+        raise InputError.from_validation(path, exc, line=line, record=record) from None
 
 
 def write_episodes(path: str | Path, episodes: Iterable[Episode]) -> int:

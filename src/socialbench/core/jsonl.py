@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import os
+import reprlib
 import sys
 import tempfile
 import threading
@@ -107,7 +108,9 @@ def read_jsonl(path: str | Path, what: str = "file") -> Iterator[tuple[int, Any]
 def read_models(path: str | Path, model: type[M], what: str = "file", id_field: str = "id") -> Iterator[tuple[int, M]]:
     """Each line validated as ``model``; a bad line is an `InputError` naming file, line, record id and field."""
     for lineno, raw in read_jsonl(path, what):
-        record = str(raw[id_field]) if isinstance(raw, dict) and raw.get(id_field) is not None else None
+        ident = raw.get(id_field) if isinstance(raw, dict) else None
+        # reprlib bounds the text of an id that is not a string (it may be nested thousands deep)
+        record = None if ident is None else ident if isinstance(ident, str) else reprlib.repr(ident)
         try:
             yield lineno, model.model_validate(raw)
         except ValidationError as exc:

@@ -18,6 +18,7 @@ from bs4 import BeautifulSoup
 
 from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
+from ..model import encodable
 
 # Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
 _ZSTD_MAX_WINDOW = 2**31
@@ -36,6 +37,24 @@ class ImportReport:
         self.skipped += 1
         if len(self.errors) < 20:
             self.errors.append(str(error))
+
+
+def scalars(record: Any, keys: tuple[str, ...], skip: tuple[Any, ...] = (None,)) -> dict[str, Any]:
+    """The source fields kept in a node's ``meta``: only plain values (text, numbers, booleans), so a malformed
+    record cannot carry a nested structure (possibly thousands deep) into the episodes file."""
+    if not isinstance(record, dict):
+        return {}
+    return {
+        k: record[k]
+        for k in keys
+        if isinstance(record.get(k), str | int | float | bool) and record[k] not in skip and _plain(record[k])
+    }
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, str):
+        encodable(value)  # raises on a lone surrogate: the importer's net names the file
+    return True
 
 
 def read_text(path: Path) -> str:

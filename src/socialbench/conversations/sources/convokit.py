@@ -8,7 +8,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import iter_json_lines, load_json, require
+from ._common import iter_json_lines, load_json, require, scalars
 
 
 def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
@@ -59,7 +59,7 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
                 score=meta.get("score") if isinstance(meta.get("score"), int) else None,
                 deleted=text in ("[deleted]", "[removed]") or speaker == "[deleted]",
                 removed=text == "[removed]",
-                meta={k: v for k, v in meta.items() if k in ("permalink", "stickied", "gilded")},
+                meta=scalars(meta, ("permalink", "stickied", "gilded")),
             )
         )
     for conv, nodes in grouped.items():

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import html_to_text, iter_json_lines, load_json, require
+from ._common import html_to_text, iter_json_lines, load_json, require, scalars
 
 _ROOT_TYPES = {"story", "poll", "job"}
 
@@ -47,7 +47,7 @@ def read_algolia(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iter
                     text=text,
                     score=raw.get("points"),
                     deleted=deleted,
-                    meta={k: raw[k] for k in ("type", "url") if raw.get(k) is not None},
+                    meta=scalars(raw, ("type", "url")),
                 )
             )
             stack.extend((child, str(nid)) for child in reversed(kids))
@@ -120,7 +120,7 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
                     score=raw.get("score"),
                     deleted=bool(raw.get("deleted")),
                     removed=bool(raw.get("dead")),
-                    meta={k: raw[k] for k in ("type", "url", "descendants") if raw.get(k) is not None},
+                    meta=scalars(raw, ("type", "url", "descendants")),
                 )
             )
         root_raw = items[root]

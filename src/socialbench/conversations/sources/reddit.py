@@ -11,7 +11,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import GroupSpool, ImportReport, iter_json_lines, load_json, require
+from ._common import GroupSpool, ImportReport, iter_json_lines, load_json, require, scalars
 
 _DELETED = {"[deleted]", "[removed]"}
 
@@ -41,7 +41,7 @@ def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> No
         score=data.get("score"),
         deleted=text == "[deleted]" or author == "[deleted]",
         removed=text == "[removed]",
-        meta={k: data[k] for k in ("subreddit", "distinguished", "edited") if data.get(k) not in (None, False)},
+        meta=scalars(data, ("subreddit", "distinguished", "edited"), skip=(None, False)),
     )
 
 
@@ -59,7 +59,7 @@ def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
         score=data.get("score"),
         deleted=author == "[deleted]" or body == "[deleted]",
         removed=body == "[removed]",
-        meta={k: data[k] for k in ("subreddit", "url", "permalink", "num_comments") if data.get(k) is not None},
+        meta=scalars(data, ("subreddit", "url", "permalink", "num_comments")),
     )
 
 

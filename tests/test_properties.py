@@ -1,0 +1,207 @@
+"""Property-based bad input (hypothesis): real files with one structured mutation (a value of the wrong type, a
+missing key, huge or non-finite numbers, deep nesting, bad bytes) must import or fail with one located
+`InputError` line, never another exception. The budget is bounded (``max_examples`` per loader)."""
+
+from __future__ import annotations
+
+import bz2
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from socialbench.benchmarks.longsocial.items import load_items as load_longsocial_items
+from socialbench.benchmarks.longsocial.task import sample_pack
+from socialbench.benchmarks.perso.human import load_annotations
+from socialbench.benchmarks.perso.items import default_items
+from socialbench.benchmarks.perso.items import load_items as load_perso_items
+from socialbench.conversations.sources import import_episodes
+from socialbench.conversations.store import read_episodes, write_episodes
+from socialbench.core.errors import InputError
+
+EXAMPLES = int(os.environ.get("SOCIALBENCH_HYPOTHESIS_EXAMPLES", "40"))
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+ODD = st.sampled_from([1e20, -1e308, float("inf"), 2**70, "abc", "", [], {}, None, True, "\udcff", "9" * 400])
+
+
+def _slots(doc: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key) pair of a JSON document (iterative: documents may be deep)."""
+    out, stack = [], [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out += [(node, k) for k in node]
+            stack += list(node.values())
+        elif isinstance(node, list):
+            out += [(node, i) for i in range(len(node))]
+            stack += node
+    return out
+
+
+@st.composite
+def mutation(draw: st.DrawFn, doc: Any) -> Any:
+    """One structured change of a copy of ``doc``."""
+    doc = json.loads(json.dumps(doc))
+    slots = _slots(doc)
+    if not slots:
+        return draw(JSON)
+    container, key = draw(st.sampled_from(slots))
+    op = draw(st.sampled_from(["replace", "odd", "delete", "nest"]))
+    if op == "delete" and isinstance(container, dict):
+        del container[key]
+    elif op == "nest":  # written out by _dump: a deep object would overflow hypothesis' own printer
+        container[key] = f"{NEST}{draw(st.integers(1, 3000))}"
+    else:
+        container[key] = draw(ODD if op == "odd" else JSON)
+    return doc
+
+
+def _import_and_write(fmt: str, path: Path) -> None:
+    """Import, then write the episodes (what `socialbench import` does): both steps are under the contract."""
+    write_episodes(path.parent / "out.jsonl", import_episodes(fmt, [path]))
+
+
+def _contract(load: Callable[[], Any]) -> None:
+    try:
+        load()
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).strip()
+
+
+NEST = "@@nest:"
+
+
+def _dump(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True, allow_nan=True)  # a lone surrogate stays a JSON escape
+    return re.sub(rf'"{NEST}(\d+)"', lambda m: "[" * int(m[1]) + "0" + "]" * int(m[1]), text)
+
+
+def _jsonl_doc(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[:3]]
+
+
+# derandomized: the same examples on every CI run (set SOCIALBENCH_HYPOTHESIS_EXAMPLES higher to explore)
+FIXED = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize="SOCIALBENCH_HYPOTHESIS_EXPLORE" not in os.environ,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def _data_or_skip(data_root: Path, *parts: str) -> Path:
+    path = data_root.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data file {path} not found")
+    return path
+
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _algolia_doc() -> Any:
+    doc = json.loads(_data_or_skip(DATA, "hackernews", "algolia_item_18475438.json").read_text())
+    doc["children"] = doc["children"][:3]
+    return doc
+
+
+@FIXED
+@given(st.data())
+def test_hn_algolia(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    path = tmp_path_factory.mktemp("hn") / "item.json"
+    path.write_text(_dump(data.draw(mutation(_algolia_doc()))))
+    _contract(lambda: _import_and_write("hn-algolia", path))
+
+
+@FIXED
+@given(st.data())
+def test_reddit_json(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    doc = json.loads(_data_or_skip(DATA, "reddit", "thread_1cebxh.json").read_text())
+    doc[1]["data"]["children"] = doc[1]["data"]["children"][:3]
+    path = tmp_path_factory.mktemp("reddit") / "thread.json"
+    path.write_text(_dump(data.draw(mutation(doc))))
+    _contract(lambda: _import_and_write("reddit-json", path))
+
+
+@FIXED
+@given(st.data())
+def test_sibench(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    doc = json.loads(_data_or_skip(DATA, "sibench", "SI-Bench.json").read_text())[:3]
+    path = tmp_path_factory.mktemp("sibench") / "SI-Bench.json"
+    path.write_text(_dump(data.draw(mutation(doc))))
+    _contract(lambda: _import_and_write("sibench", path))
+
+
+@FIXED
+@given(st.data())
+def test_convokit(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    source = _data_or_skip(DATA, "convokit")
+    folder = tmp_path_factory.mktemp("convokit") / "corpus"
+    shutil.copytree(source, folder)
+    lines = (folder / "utterances.jsonl").read_text().splitlines()[:5]
+    which = data.draw(st.integers(0, len(lines) - 1))
+    lines[which] = _dump(data.draw(mutation(json.loads(lines[which]))))
+    (folder / "utterances.jsonl").write_text("\n".join(lines) + "\n")
+    _contract(lambda: _import_and_write("convokit", folder))
+
+
+@FIXED
+@given(st.data())
+def test_cmv_pairs(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    with bz2.open(_data_or_skip(DATA, "cmv_pairs", "heldout_pair_data.jsonlist.bz2"), "rt") as handle:
+        first = json.loads(handle.readline())
+    path = tmp_path_factory.mktemp("pairs") / "pairs.jsonlist"
+    path.write_text(_dump(data.draw(mutation(first))) + "\n")
+    _contract(lambda: _import_and_write("cmv-pairs", path))
+
+
+@FIXED
+@given(st.data())
+def test_episodes_file(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    line = (sample_pack() / "episodes.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    path = tmp_path_factory.mktemp("episodes") / "episodes.jsonl"
+    path.write_text(_dump(data.draw(mutation(json.loads(line)))) + "\n")
+    _contract(lambda: list(read_episodes(path)))
+
+
+@FIXED
+@given(st.data())
+def test_longsocial_items(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    rows = _jsonl_doc(sample_pack() / "items.jsonl")
+    path = tmp_path_factory.mktemp("items") / "items.jsonl"
+    path.write_text("\n".join(_dump(r) for r in data.draw(mutation(rows))) + "\n")
+    _contract(lambda: load_longsocial_items(path))
+
+
+@FIXED
+@given(st.data())
+def test_perso_items_and_annotations(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
+    folder = tmp_path_factory.mktemp("perso")
+    rows = _jsonl_doc(default_items())
+    items = folder / "items.jsonl"
+    items.write_text("\n".join(_dump(r) for r in data.draw(mutation(rows))) + "\n")
+    _contract(lambda: load_perso_items(items))
+    note = {"annotator": "A", "study": "verification", "instance": rows[0]["id"], "answer": 1, "ratings": {"gold": 5}}
+    annotations = folder / "annotations.jsonl"
+    annotations.write_text(_dump(data.draw(mutation(note))) + "\n")
+    _contract(lambda: load_annotations(annotations))
+
+
+@FIXED
+@given(st.binary(min_size=0, max_size=200))
+def test_bad_bytes_in_any_jsonl_loader(tmp_path_factory: pytest.TempPathFactory, raw: bytes) -> None:
+    path = tmp_path_factory.mktemp("bytes") / "file.jsonl"
+    path.write_bytes(raw)
+    for load in (lambda: list(read_episodes(path)), lambda: load_perso_items(path), lambda: load_annotations(path)):
+        _contract(load)
