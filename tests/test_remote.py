@@ -128,7 +128,8 @@ def test_a_dead_server_stops_the_run_within_seconds(tmp_path: Path) -> None:
     ]
     command += ["-T", "answer_mode=generate", "--limit", "1", "--log-dir", str(tmp_path)]
     command += ["--max-retries", "1", "--timeout", "10", "--display", "none"]
-    env = {**os.environ, "DEAD_BASE_URL": f"http://127.0.0.1:{port}/v1", "DEAD_API_KEY": "none"}
+    command += ["--model-base-url", f"http://127.0.0.1:{port}/v1"]
+    env = {**os.environ, "DEAD_API_KEY": "none"}
     started = time.monotonic()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     elapsed = time.monotonic() - started

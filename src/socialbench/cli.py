@@ -190,6 +190,10 @@ def _model_args(pairs: tuple[str, ...]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-M")
+        if key in ("base_url", "model_base_url"):  # inspect takes it apart from the model's own arguments
+            raise click.BadParameter(
+                "give the endpoint with --model-base-url URL (or PROVIDER_BASE_URL)", param_hint="-M"
+            )
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -265,6 +269,7 @@ def list_cmd() -> None:
     is_flag=True,
     help="Run as an inspect eval set in --log-dir: an interrupted run or grid continues where it stopped.",
 )
+@click.option("--model-base-url", help="Endpoint of the model's provider (e.g. a vLLM server's /v1 URL).")
 @click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
 @click.option(
     "--max-retries",
@@ -295,6 +300,7 @@ def run(
     model_args: tuple[str, ...],
     limit: int | None,
     log_dir: str,
+    model_base_url: str | None,
     max_connections: int | None,
     max_retries: int,
     timeout: int,
@@ -322,6 +328,7 @@ def run(
         "model_roles": _roles(model_roles),
         "limit": limit,
         "log_dir": log_dir,
+        "model_base_url": model_base_url,
         "max_connections": max_connections,
         # inspect's own default retries a refused connection for up to 30 minutes; a dead endpoint should stop
         # the run with its error in minutes (or seconds, with --max-retries 0 --timeout 10)
