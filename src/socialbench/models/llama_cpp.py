@@ -248,6 +248,15 @@ class EmbeddedLlama(ModelAPI):
         )
 
 
+def embedded_base_model() -> bool:
+    """Is the model under test the embedded base model prompted with plain text? Such a model cannot be asked to
+    follow an answer format: benchmarks read its answers from log-probabilities or ask for structured output."""
+    from inspect_ai.model import get_model
+
+    api = get_model().api
+    return isinstance(api, EmbeddedLlama) and not api.chat
+
+
 @cache
 def _grammar(schema: str) -> Any:
     """A llama.cpp grammar for a JSON schema (llama-cpp-python's converter), built once per schema."""

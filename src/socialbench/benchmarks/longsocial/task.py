@@ -195,10 +195,9 @@ def resolve_answer_mode(mode: AnswerMode, workflow: Workflow) -> Literal["genera
         return mode
     if workflow.reasoning:
         return "generate"
-    from ...models.llama_cpp import EmbeddedLlama
+    from ...models.llama_cpp import embedded_base_model
 
-    api = get_model().api
-    return "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+    return "logprobs" if embedded_base_model() else "generate"
 
 
 @solver

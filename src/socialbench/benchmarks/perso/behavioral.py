@@ -106,10 +106,9 @@ def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: in
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
         if mode == "auto":
-            from ...models.llama_cpp import EmbeddedLlama
+            from ...models.llama_cpp import embedded_base_model
 
-            api = get_model().api
-            mode = "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+            mode = "logprobs" if embedded_base_model() else "generate"
         state.metadata["answer_mode"] = mode
         problems: list[str] = []
         ratings = None

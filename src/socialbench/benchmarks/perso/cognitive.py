@@ -11,7 +11,6 @@ import random
 from collections.abc import Mapping
 
 from inspect_ai.dataset import Sample
-from inspect_ai.model import get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -59,10 +58,9 @@ def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
         if mode == "auto":
-            from ...models.llama_cpp import EmbeddedLlama
+            from ...models.llama_cpp import embedded_base_model
 
-            api = get_model().api
-            mode = "logprobs" if isinstance(api, EmbeddedLlama) and not api.chat else "generate"
+            mode = "logprobs" if embedded_base_model() else "generate"
         state.metadata["answer_mode"] = mode
         if mode == "logprobs":
             return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)

@@ -12,7 +12,7 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
@@ -71,10 +71,9 @@ def _structured(mode: Structured) -> bool:
     cannot write a letter; API models answer as the paper's models did, from the prompt alone)."""
     if mode != "auto":
         return mode == "on"
-    from ...models.llama_cpp import EmbeddedLlama
+    from ...models.llama_cpp import embedded_base_model
 
-    api = get_model().api
-    return isinstance(api, EmbeddedLlama) and not api.chat
+    return embedded_base_model()
 
 
 async def _reply(
