@@ -112,3 +112,29 @@ def test_unreadable_file(tmp_path: Path) -> None:
     path.chmod(0)
     with pytest.raises(InputError, match="permission denied"):
         list(import_episodes("sibench", [path]))
+
+
+@pytest.mark.parametrize(("fmt", "text"), [("sibench", "[]"), ("hn-firebase", None)])
+def test_an_input_without_episodes_is_an_error_and_keeps_the_output(tmp_path: Path, fmt: str, text: str | None) -> None:
+    path = tmp_path / ("in.json" if text is not None else "item")
+    if text is None:
+        path.mkdir()  # the README's own `item/` folder form, empty
+    else:
+        path.write_text(text)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    done = _cli("import", fmt, str(path), "-o", str(out))
+    assert done.returncode == 2 and "no episodes found" in done.stderr
+    assert out.read_text() == "previous\n"
+
+
+def test_a_boolean_gold_is_not_read_as_an_option(tmp_path: Path) -> None:
+    from socialbench.benchmarks.longsocial.items import load_items
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    row = json.loads((sample_pack() / "items.jsonl").read_text().splitlines()[0])
+    row["gold"] = True
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError, match="gold"):
+        load_items(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import traceback
@@ -108,11 +109,19 @@ def import_cmd(
         )
 
         def episodes() -> Iterator[Episode]:
-            for episode in import_episodes(fmt, paths, options):
+            for episode in stream:
                 counted["episodes"] += 1
                 progress.update(task, description=f"importing {fmt}: {counted['episodes']} episodes")
                 yield episode
 
+        stream = import_episodes(fmt, paths, options)
+        first = next(stream, None)
+        if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
+            what = (
+                "records" if not (fmt == "pushshift" and (subreddit or thread_ids)) else "records matching the filters"
+            )
+            raise InputError(", ".join(paths), f"no episodes found ({fmt}: no {what})")
+        stream = itertools.chain([first], stream)
         written = write_episodes(output, episodes())
     err.print(f"wrote {written} episodes to {output}")
     if report.skipped:

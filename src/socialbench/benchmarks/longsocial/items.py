@@ -101,7 +101,7 @@ class Item(BaseModel):
     @field_validator("gold", mode="before")
     @classmethod
     def _gold_letter(cls, value: Any) -> Any:
-        if isinstance(value, int) and 0 <= value < 4:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
             return LETTERS[value]
         return value.strip().upper().strip("()") if isinstance(value, str) else value
 
