@@ -504,7 +504,10 @@ def study_serve(folder: str, host: str, port: int) -> None:
     from .shared import studies
 
     record = studies.load(folder)
-    process = studies.start(folder, host, port)
+    try:
+        process = studies.start(folder, host, port)
+    except RuntimeError as exc:  # Potato missing, or it did not come up: its log is named in the message
+        raise click.ClickException(str(exc)) from None
     out.print(f"serving {record['title']} at http://{host}:{port}/ (Ctrl-C to stop)")
     for name, password in record["annotators"].items():
         out.print(f"  login: {name}  password: {password}")
