@@ -138,3 +138,63 @@ def test_a_boolean_gold_is_not_read_as_an_option(tmp_path: Path) -> None:
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(InputError, match="gold"):
         load_items(path)
+
+
+def _episode_line() -> dict[str, object]:
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    return json.loads((sample_pack() / "episodes.jsonl").read_text(encoding="utf-8").splitlines()[0])
+
+
+@pytest.mark.parametrize("problem", ["missing parent", "cycle", "duplicate episode"])
+def test_episodes_files_are_checked_as_trees(tmp_path: Path, problem: str) -> None:
+    from socialbench.conversations.store import read_episodes
+
+    episode = _episode_line()
+    nodes: list[dict[str, object]] = episode["nodes"]  # type: ignore[assignment]
+    lines = [episode]
+    if problem == "missing parent":
+        nodes[-1]["parent_id"] = "nowhere"
+    elif problem == "cycle":
+        a, b = nodes[1], nodes[2]
+        a["parent_id"], b["parent_id"] = b["id"], a["id"]
+    else:
+        lines = [episode, episode]
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    with pytest.raises(InputError) as err:
+        list(read_episodes(path))
+    assert f"{path}:{len(lines)}" in str(err.value)
+    if problem != "duplicate episode":  # (`show` stops at the first match)
+        done = _cli("show", str(path), str(episode["id"]))  # the commands that read episodes say so in one line
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_sibench_duplicate_ids_and_convokit_list_speakers(tmp_path: Path) -> None:
+    records = [
+        {
+            "id": 7,
+            "chat_messages": "对方: 你好",
+            **{
+                k: "x"
+                for k in (
+                    "scenario",
+                    "first_level_scenario",
+                    "second_level_scenario",
+                    "scenario_en",
+                    "first_level_scenario_en",
+                    "second_level_scenario_en",
+                )
+            },
+        }
+    ] * 2
+    path = tmp_path / "si.json"
+    path.write_text(json.dumps(records, ensure_ascii=False))
+    with pytest.raises(InputError, match="appears twice"):
+        list(import_episodes("sibench", [path]))
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    utterance = {"id": "u1", "conversation_id": "u1", "text": "hi", "speaker": ["a"], "reply-to": None, "timestamp": 1}
+    (folder / "utterances.jsonl").write_text(json.dumps(utterance) + "\n")
+    with pytest.raises(InputError, match="speaker"):
+        list(import_episodes("convokit", [folder]))

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ..core.errors import InputError
 from ..core.jsonl import atomic_writer, read_jsonl
-from .model import Dialogue, Episode, Thread
+from .model import Dialogue, Episode, Thread, ThreadIntegrityError
 
 SCHEMA_VERSION = 1
 _KINDS: dict[str, type[Thread] | type[Dialogue]] = {"thread": Thread, "dialogue": Dialogue}
@@ -60,8 +60,24 @@ def write_episodes(path: str | Path, episodes: Iterable[Episode]) -> int:
 
 
 def read_episodes(path: str | Path) -> Iterator[Episode]:
+    """Episodes of a file, each checked as a whole: a thread must be one rooted tree (a node whose parent is
+    missing, or a reply cycle, is an error naming the node), and an episode id may appear once."""
+    seen: dict[str, int] = {}
     for lineno, raw in read_jsonl(path, "episodes file"):
-        yield episode_from_record(raw, path, lineno)
+        episode = episode_from_record(raw, path, lineno)
+        if episode.id in seen:
+            raise InputError(
+                path, f"episode {episode.id} appears twice (lines {seen[episode.id]} and {lineno})", line=lineno
+            )
+        seen[episode.id] = lineno
+        if isinstance(episode, Thread):
+            try:
+                Thread.build(
+                    episode.nodes, id=episode.id, platform=episode.platform, root_id=episode.root_id, policy="strict"
+                )
+            except ThreadIntegrityError as exc:
+                raise InputError(path, str(exc), line=lineno, record=episode.id) from None
+        yield episode
 
 
 def find_episode(path: str | Path, episode_id: str) -> Episode:

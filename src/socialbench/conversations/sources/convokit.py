@@ -43,6 +43,9 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
         speaker = raw.get("speaker", raw.get("user"))
         if isinstance(speaker, dict):
             speaker = speaker.get("id") or speaker.get("name")
+        if speaker is not None and not isinstance(speaker, str | int):
+            problem = f"field 'speaker' should be a name, got {type(speaker).__name__}"
+            raise InputError(utterances, problem, line=lineno, record=uid)
         text = raw.get("text", "")
         if not isinstance(text, str):
             raise InputError(

@@ -53,11 +53,17 @@ def read_sibench(path: str | Path) -> Iterator[Dialogue]:
     data = load_json(path)
     if not isinstance(data, list):
         raise InputError(path, f"expected a JSON list of dialogues, got {type(data).__name__}")
+    seen: dict[str, int] = {}
     for index, raw in enumerate(data):
         record = f"#{index}"
-        if isinstance(raw, dict) and "id" in raw:
+        if isinstance(raw, dict) and isinstance(raw.get("id"), int | str):
             record = f"#{index} id={raw['id']}"
         did = require(raw, "id", (int, str), path, record=record)
+        if str(did) in seen:
+            raise InputError(
+                path, f"dialogue id {did} appears twice (records #{seen[str(did)]} and #{index})", record=record
+            )
+        seen[str(did)] = index
         chat = require(raw, "chat_messages", str, path, record=record)
         meta: dict[str, Any] = {}
         for key in LABEL_FIELDS:
