@@ -250,6 +250,9 @@ def list_cmd() -> None:
             title = f"socialbench analyze {bench.name} {name} -A KEY=VALUE: {summary_line(analysis)}"
             params = [p for p in parameters(analysis) if p.name not in _REPORT_FIXED]
             out.print(_parameter_table(title, "-A", params))
+        for name, spec in bench.studies.items():
+            title = f"socialbench study create {name} -o DIR --annotators a,b -S KEY=VALUE: {spec.summary}"
+            out.print(_parameter_table(title, "-S", parameters(spec.build)))
         for title, entries in (bench.catalogs() if bench.catalogs else {}).items():
             table = Table(title=title, title_justify="left")
             table.add_column("name")
