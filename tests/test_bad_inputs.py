@@ -198,3 +198,24 @@ def test_sibench_duplicate_ids_and_convokit_list_speakers(tmp_path: Path) -> Non
     (folder / "utterances.jsonl").write_text(json.dumps(utterance) + "\n")
     with pytest.raises(InputError, match="speaker"):
         list(import_episodes("convokit", [folder]))
+
+
+def test_sigterm_during_an_import_leaves_no_partial_file(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from import_speed import build_dump
+
+    dump = tmp_path / "RC.zst"
+    build_dump(dump, 30)
+    out = tmp_path / "out.jsonl"
+    command = [str(Path(sys.executable).parent / "socialbench"), "import", "pushshift", str(dump), "-o", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".out.jsonl.*.tmp")) and time.monotonic() < deadline:
+        assert process.poll() is None, "the import ended before writing began"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGTERM)  # while the output is being written
+    assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    assert not list(tmp_path.glob(".out.jsonl.*")) and not out.exists()

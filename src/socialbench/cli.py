@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -51,6 +52,12 @@ class _Group(click.Group):
 def main(ctx: click.Context, debug: bool) -> None:
     """socialbench: social intelligence benchmarks on real conversations."""
     ctx.obj = {"debug": debug}
+    # SIGTERM (a scheduler, `kill`) unwinds like Ctrl-C, so a half-written output's temporary file is removed
+    signal.signal(signal.SIGTERM, _terminated)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 @main.command("import")
