@@ -219,3 +219,24 @@ def test_sigterm_during_an_import_leaves_no_partial_file(tmp_path: Path) -> None
     process.send_signal(signal.SIGTERM)  # while the output is being written
     assert process.wait(timeout=60) == 128 + signal.SIGTERM
     assert not list(tmp_path.glob(".out.jsonl.*")) and not out.exists()
+
+
+def test_firebase_duplicates_keep_the_first_copy_and_cycles_stay_in_their_thread(tmp_path: Path) -> None:
+    from socialbench.conversations.model import ThreadIntegrityWarning
+
+    items = [
+        {"id": 1, "type": "story", "title": "t", "by": "a", "time": 1, "kids": [2, 3]},
+        {"id": 2, "type": "comment", "parent": 1, "by": "b", "time": 2, "text": "first copy", "kids": [4]},
+        {"id": 3, "type": "comment", "parent": 3, "by": "c", "time": 3, "text": "its own parent"},
+        {"id": 4, "type": "comment", "parent": 5, "by": "d", "time": 4, "text": "a 2-cycle"},
+        {"id": 5, "type": "comment", "parent": 4, "by": "e", "time": 5, "text": "the other half"},
+        {"id": 2, "type": "comment", "parent": 1, "by": "b", "time": 2, "text": "second copy"},
+    ]
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(i) for i in items) + "\n")
+    with pytest.warns(ThreadIntegrityWarning):
+        threads = list(import_episodes("hn-firebase", [path]))
+    (thread,) = threads  # one thread, not one per broken chain
+    assert thread.node("2").text == "first copy" and len(thread.nodes) == 5
+    assert thread.node("3").parent_id == "1" and thread.node("4").parent_id == "2"
+    assert len(thread.meta["relinked"]) == 2

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
-from ..model import IntegrityPolicy, Node, Thread
+from ..model import IntegrityPolicy, Node, Thread, ThreadIntegrityWarning
 from ._common import html_to_text, iter_json_lines, load_json, require, scalars
 
 _ROOT_TYPES = {"story", "poll", "job"}
@@ -87,7 +88,35 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
                     line=lineno,
                     record=str(iid),
                 )
+            if iid in items:  # the first copy is kept, as for every importer
+                where = f"{src}:{lineno}" if lineno else str(src)
+                warnings.warn(
+                    f"{where}: item {iid} given again; the first copy is kept", ThreadIntegrityWarning, stacklevel=2
+                )
+                continue
             items[iid] = raw
+
+    # An item that is its own parent, or part of a parent cycle, would start a thread of its own: link it where
+    # another item lists it among its `kids` (the site's own record of the tree), noting the repair.
+    listed_by = {kid: it for it, raw in items.items() for kid in (raw.get("kids") or []) if isinstance(kid, int)}
+    relinked: dict[int, str] = {}
+    for iid in list(items):
+        seen, current = [iid], iid
+        while (parent := items[current].get("parent")) in items and parent not in seen:
+            seen.append(parent)
+            current = parent
+        if parent in seen and iid == min(seen[seen.index(parent) :]):  # one repair per cycle, at its lowest id
+            cycle = seen[seen.index(parent) :]
+            for member in cycle:
+                if listed_by.get(member) is not None and listed_by[member] not in cycle:
+                    items[member] = {**items[member], "parent": listed_by[member]}
+                    relinked[member] = (
+                        f"parent cycle {cycle}: linked under {listed_by[member]}, which lists it as a kid"
+                    )
+                    break
+            else:
+                items[iid] = {k: v for k, v in items[iid].items() if k != "parent"}
+                relinked[iid] = f"parent cycle {cycle}: cut at {iid}"
 
     def top(iid: int) -> int:
         seen = {iid}
@@ -127,6 +156,10 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
         meta: dict[str, Any] = {"source": "hn-firebase", "url": root_raw.get("url")}
         if root_raw.get("type") not in _ROOT_TYPES:
             meta["partial"] = f"topmost item {root} is a {root_raw.get('type')}, its story was not given"
+        notes = [note for it, note in relinked.items() if it in members]
+        if notes:
+            meta["relinked"] = notes
+            warnings.warn(f"thread hn:{root}: {notes[0]}", ThreadIntegrityWarning, stacklevel=2)
         yield Thread.build(
             nodes,
             id=f"hn:{root}",
