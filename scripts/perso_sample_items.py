@@ -8,11 +8,10 @@ NOT the paper's items. Run from the project root to rewrite the file; lint flags
 
 from __future__ import annotations
 
-import random
-
 from socialbench.benchmarks.perso.data import load_threads
 from socialbench.benchmarks.perso.items import CognitiveItem, Provenance, check_items, default_items, lint, write_items
 from socialbench.benchmarks.perso.prompts import QUESTIONS
+from socialbench.shared.answers import shuffle_options
 
 AUTHOR = "socialbench developers (hand-written sample; not the paper's items)"
 # (thread, persuader reply, OP reply): {dimension: (gold, distractor, distractor, distractor)}
@@ -187,9 +186,8 @@ def main() -> None:
         op_reply = threads[thread_id].node(op_reply_id).text
         for dimension, authored in by_dimension.items():
             item_id = f"{thread_id}:{reply_id}:{dimension}"
-            order = list(range(4))  # authored gold-first; stored in a seeded order so no position gives it away
-            random.Random(f"0:{item_id}").shuffle(order)
-            options = [authored[i] for i in order]
+            # authored gold-first; stored in a seeded order so no position gives it away
+            options, gold, _ = shuffle_options(list(authored), 0, item_id, 0)
             items.append(
                 CognitiveItem(
                     id=item_id,
@@ -199,9 +197,9 @@ def main() -> None:
                     dimension=dimension,
                     question=QUESTIONS[dimension],
                     options=options,
-                    gold=order.index(0),
+                    gold=gold,
                     provenance=Provenance(author=AUTHOR, method="hand-written", created="2026-11-30"),
-                    lint=lint(options, order.index(0), op_reply),
+                    lint=lint(options, gold, op_reply),
                 )
             )
     check_items(items, threads, default_items())

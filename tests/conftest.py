@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +35,36 @@ def situation_counts() -> dict[str, int]:
         "Equivocation - Ambiguity": 36,
         "Relational Test - Value": 21,
     }
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [  # headless as root, and quiet on a machine without internet
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@contextmanager
+def chromium_browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (never `playwright install`); `make test` installs chromium. Start it
+    after any inspect eval of the test: Playwright's sync API keeps an event loop of its own while it runs."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (`make test` installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with chromium_browser() as launched:
+        yield launched

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from socialbench.conversations.sources import import_episodes
+from socialbench.conversations.sources.sibench import LABEL_FIELDS
 from socialbench.core.errors import InputError
 from socialbench.core.jsonl import MAX_JSON_DEPTH
 
@@ -175,17 +176,7 @@ def test_sibench_duplicate_ids_and_convokit_list_speakers(tmp_path: Path) -> Non
         {
             "id": 7,
             "chat_messages": "对方: 你好",
-            **{
-                k: "x"
-                for k in (
-                    "scenario",
-                    "first_level_scenario",
-                    "second_level_scenario",
-                    "scenario_en",
-                    "first_level_scenario_en",
-                    "second_level_scenario_en",
-                )
-            },
+            **dict.fromkeys(LABEL_FIELDS, "x"),
         }
     ] * 2
     path = tmp_path / "si.json"

@@ -23,8 +23,6 @@ from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared.figures import Estimate, bars, estimate, heatmap, scatter, stacked_shares
 from socialbench.shared.reporting import Document, Section, Table, write_tables
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 def _svg(fig: Any) -> str:
     buffer = io.StringIO()
@@ -209,43 +207,27 @@ def test_report_files_are_written(reports: dict[str, Path], bench: str) -> None:
     assert "paper" in html.lower()  # --compare-paper adds the paper's numbers, labelled
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is installed by `make test`")
-def test_reports_open_in_a_real_browser_without_errors(reports: dict[str, Path]) -> None:
-    from playwright.sync_api import sync_playwright
-
-    flags = [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=flags)
-        try:
-            for bench, folder in reports.items():
-                page = browser.new_page()
-                errors: list[str] = []
-                requests: list[str] = []
-                page.on("console", lambda m, seen=errors: seen.append(m.text) if m.type == "error" else None)
-                page.on("pageerror", lambda e, seen=errors: seen.append(str(e)))
-                page.on("request", lambda r, seen=requests: seen.append(r.url))
-                page.goto((folder / "report.html").as_uri())
-                assert errors == [], (bench, errors)
-                assert all(url.startswith("file:") for url in requests), requests
-                links = page.locator("nav a")
-                assert links.count() > 0
-                for i in range(links.count()):  # every entry of the contents is present and visible
-                    target = links.nth(i).get_attribute("href")
-                    assert target and target.startswith("#")
-                    part = page.locator(target)
-                    assert part.count() == 1, (bench, target)
-                    part.scroll_into_view_if_needed()
-                    assert part.is_visible(), (bench, target)
-                    if part.get_attribute("data-part") == "figure":
-                        box = part.locator("svg").bounding_box()
-                        assert box and box["width"] > 100 and box["height"] > 100, (bench, target)
-                page.close()
-        finally:
-            browser.close()
+def test_reports_open_in_a_real_browser_without_errors(reports: dict[str, Path], browser: Any) -> None:
+    for bench, folder in reports.items():
+        page = browser.new_page()
+        errors: list[str] = []
+        requests: list[str] = []
+        page.on("console", lambda m, seen=errors: seen.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e, seen=errors: seen.append(str(e)))
+        page.on("request", lambda r, seen=requests: seen.append(r.url))
+        page.goto((folder / "report.html").as_uri())
+        assert errors == [], (bench, errors)
+        assert all(url.startswith("file:") for url in requests), requests
+        links = page.locator("nav a")
+        assert links.count() > 0
+        for i in range(links.count()):  # every entry of the contents is present and visible
+            target = links.nth(i).get_attribute("href")
+            assert target and target.startswith("#")
+            part = page.locator(target)
+            assert part.count() == 1, (bench, target)
+            part.scroll_into_view_if_needed()
+            assert part.is_visible(), (bench, target)
+            if part.get_attribute("data-part") == "figure":
+                box = part.locator("svg").bounding_box()
+                assert box and box["width"] > 100 and box["height"] > 100, (bench, target)
+        page.close()

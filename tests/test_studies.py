@@ -15,24 +15,13 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
+from conftest import chromium_browser
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared import studies
 from socialbench.shared.agreement import agreement
 
-CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is installed by `make test`"),
-]
+pytestmark = pytest.mark.slow
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -182,8 +171,6 @@ STUDIES = {
 
 @pytest.mark.parametrize("kind", list(STUDIES))
 def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     folder = tmp_path / "study"
     extra = STUDIES[kind] + (["--logs", str(_sibench_logs(tmp_path / "logs"))] if kind == "sibench-replies" else [])
     created = _cli("study", "create", kind, "-o", str(folder), "--annotators", "ann,bob", *extra)
@@ -197,8 +184,7 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
     clicked: dict[tuple[str, str], dict[str, Any]] = {}
     leaks: list[str] = []
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+        with chromium_browser() as browser:  # after the study (and its logs) exist
             ann = browser.new_context().new_page()
             bob = browser.new_context().new_page()
             _login(ann, base, "ann", record["annotators"]["ann"])
@@ -212,7 +198,6 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
                 _login(page, base, user, record["annotators"][user])  # the old session did not survive the restart
                 limit = 1 if kind == "perso-verify" else None  # 24 items: two each are enough here
                 _drive(page, base, user, record["annotators"][user], record, keys, clicked, limit, leaks)
-            browser.close()
     finally:
         server.kill()
         server.wait()

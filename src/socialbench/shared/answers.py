@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Sequence
 
@@ -15,6 +16,15 @@ _PATTERNS = [
     re.compile(r"(?i)\boption\s+\(?([A-D])\)?\s+is\s+(?:correct|right|best)"),
     re.compile(r"^[\s*_`(\[]*([A-D])[)\].:][\s\S]*"),  # "B) because ...", "(B) ..."
 ]
+
+
+def shuffle_options(options: Sequence[str], gold: int, key: str, seed: int | None) -> tuple[list[str], int, list[int]]:
+    """Options in a seeded order, stable per item ``key`` (``seed=None`` keeps the given order), the gold option's
+    index in that order, and the permutation (``shown[i] = options[order[i]]``)."""
+    order = list(range(len(options)))
+    if seed is not None:
+        random.Random(f"{seed}:{key}").shuffle(order)
+    return [options[i] for i in order], order.index(gold), order
 
 
 def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> str | None:

@@ -1,5 +1,6 @@
-"""LongSocialBench's published headline numbers, typed in once from the paper's tables (our copy:
-../shared/papers/LongSocialBench.txt), each with its source. Shown only with ``--compare-paper``, labelled."""
+"""LongSocialBench's published headline numbers, typed in once from the paper's tables (our copy is the
+tables-and-captions text we develop against), each with its source. Shown only with ``--compare-paper``,
+labelled as the paper's."""
 
 from __future__ import annotations
 

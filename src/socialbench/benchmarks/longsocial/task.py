@@ -7,7 +7,6 @@ and C-mac (Tables 3, 13), bootstrap CIs (Tables 14, 16).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -21,6 +20,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...conversations.model import Node, Thread
 from ...conversations.store import read_episodes
 from ...core.errors import InputError
+from ...shared.answers import shuffle_options
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
 from .items import LETTERS, Item, check_items, load_items
@@ -60,12 +60,8 @@ def load_pack(
 
 def shuffled(item: Item, seed: int | None) -> tuple[list[str], str, list[int]]:
     """Options in a seeded order (stable per item), the gold letter in that order, and the permutation."""
-    order = list(range(4))
-    if seed is not None:
-        random.Random(f"{seed}:{item.id}").shuffle(order)
-    options = [item.options[i] for i in order]
-    gold = LETTERS[order.index(LETTERS.index(item.gold))]
-    return options, gold, order
+    options, gold, order = shuffle_options(item.options, LETTERS.index(item.gold), item.id, seed)
+    return options, LETTERS[gold], order
 
 
 def record_to_sample(item: Item, seed: int | None = 0) -> Sample:

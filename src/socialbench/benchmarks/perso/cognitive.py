@@ -7,7 +7,6 @@ base model, from next-token log-probabilities.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 
 from inspect_ai.dataset import Sample
@@ -15,7 +14,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, groupe
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Thread
-from ...shared.answers import extract_letter, letter_from_logprobs
+from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from .data import clean_post
 from .items import CognitiveItem
@@ -27,10 +26,8 @@ ANSWERED, UNPARSED = "answered", "unparsed"
 
 def shuffled(item: CognitiveItem, seed: int | None) -> tuple[list[str], str, list[int]]:
     """Options in a seeded order (stable per item), the gold letter, and the permutation (-1 keeps the order)."""
-    order = list(range(4))
-    if seed is not None:
-        random.Random(f"{seed}:{item.id}").shuffle(order)
-    return [item.options[i] for i in order], LETTERS[order.index(item.gold)], order
+    options, gold, order = shuffle_options(item.options, item.gold, item.id, seed)
+    return options, LETTERS[gold], order
 
 
 def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: int | None = 0) -> Sample:

@@ -9,7 +9,6 @@ each item are recorded. `export_items` turns a generation log into a versioned i
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from rich.console import Console
 
 from ...conversations.model import Thread
 from ...core.errors import InputError
+from ...shared.answers import shuffle_options
 from ...shared.judging import Judge
 from .data import DIMENSIONS, Branch, Pair, clean_post
 from .items import CognitiveItem, Provenance, _norm, lint, write_items
@@ -116,11 +116,7 @@ def write_items_solver(retries: int = 2, seed: int = 0) -> Solver:
                     problems[dimension].append("a distractor repeats the gold answer")
                     continue
                 item_id = f"{state.sample_id}:{dimension}"
-                options = [answer, *made.distractors]
-                order = list(range(4))
-                random.Random(f"{seed}:{item_id}").shuffle(order)
-                shown = [options[i] for i in order]
-                gold_index = order.index(0)
+                shown, gold_index, _ = shuffle_options([answer, *made.distractors], 0, item_id, seed)
                 item = CognitiveItem(
                     id=item_id,
                     thread_id=meta["thread_id"],

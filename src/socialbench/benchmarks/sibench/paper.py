@@ -1,5 +1,5 @@
 """SI-Bench's published Table 1 scores, typed in once, with their source. Only rows whose columns our copy of the
-table (../shared/papers/SI-Bench.txt, which lost some cells) gives unambiguously are here; the human expert's reply
+table (the text we develop against, which lost some cells) gives unambiguously are here; the human expert's reply
 scores are from §4.1's text. Shown only with ``socialbench report sibench --compare-paper``, labelled."""
 
 from __future__ import annotations
