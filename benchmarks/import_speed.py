@@ -104,13 +104,33 @@ def build_dump(path: Path, size_mb: int, seed: int = 0) -> int:
     return written
 
 
-def streaming(path: str) -> tuple[int, int]:
+def duckdb_engine(path: str) -> tuple[int, int]:
     from socialbench.conversations.sources import read_pushshift
 
     threads = comments = 0
     for thread in read_pushshift(path):
         threads += 1
         comments += len(thread) - 1
+    return threads, comments
+
+
+def spool(path: str) -> tuple[int, int]:
+    """The importer before DuckDB (kept here as the baseline): every record spooled to SQLite, then regrouped."""
+    from socialbench.conversations.model import Node, Thread
+    from socialbench.conversations.sources._common import GroupSpool, iter_json_lines
+    from socialbench.conversations.sources.reddit import _comment_node, _strip_prefix
+
+    threads = comments = 0
+    with GroupSpool() as groups:
+        for lineno, line in iter_json_lines(Path(path)):
+            raw = line.load()
+            groups.add(f"{_strip_prefix(raw['link_id'])}\x00" + "1", json.dumps([path, lineno, raw]).encode())
+        for key, payloads in groups.groups():
+            thread = key.split("\x00")[0]
+            nodes = [_comment_node(r, Path(p), {"line": n}) for p, n, r in map(json.loads, payloads)]
+            built = Thread.build([Node(id=thread, deleted=True), *nodes], id=thread, platform="reddit", root_id=thread)
+            threads += 1
+            comments += len(built) - 1
     return threads, comments
 
 
@@ -142,9 +162,12 @@ def naive(path: str) -> tuple[int, int]:
     return len(grouped), comments
 
 
+MODES = {"duckdb": duckdb_engine, "naive": naive, "spool": spool}
+
+
 def child(mode: str, path: str) -> None:
     start = time.perf_counter()
-    threads, comments = (streaming if mode == "streaming" else naive)(path)
+    threads, comments = MODES[mode](path)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"threads": threads, "comments": comments, "seconds": seconds, "peak_mb": peak_mb}))
@@ -171,11 +194,12 @@ def main() -> None:
             path = Path(tmp) / f"RC_bench_{size}.zst"
             uncompressed = build_dump(path, size)
             mb = uncompressed / 2**20
-            for mode in ("streaming", "naive"):
+            for mode in MODES:
                 r = measure(mode, path)
+                r["mb_per_s"] = mb / r["seconds"]
                 rows.append((size, mode, r))
                 print(
-                    f"{size:>6} MB dump ({path.stat().st_size / 2**20:.0f} MB .zst) {mode:>9}: "
+                    f"{size:>6} MB dump ({path.stat().st_size / 2**20:.0f} MB .zst) {mode:>7}: "
                     f"{r['threads']:.0f} threads, {r['comments']:.0f} comments, "
                     f"{mb / r['seconds']:.1f} MB/s, "
                     f"peak RSS {r['peak_mb']:.0f} MB",
@@ -183,12 +207,17 @@ def main() -> None:
                 )
     small, large = args.sizes[0], args.sizes[-1]
     peak = {(s, m): r["peak_mb"] for s, m, r in rows}
-    growth = {mode: peak[large, mode] / peak[small, mode] for mode in ("streaming", "naive")}
+    speed = {(s, m): r["mb_per_s"] for s, m, r in rows}
+    growth = {mode: peak[large, mode] / peak[small, mode] for mode in MODES}
     print(
-        f"\npeak memory growth {small} MB -> {large} MB dump: streaming x{growth['streaming']:.2f}, "
-        f"naive x{growth['naive']:.2f}"
+        f"\npeak memory growth {small} MB -> {large} MB dump: " + ", ".join(f"{m} x{g:.2f}" for m, g in growth.items())
     )
-    print(f"naive / streaming peak memory at {large} MB: x{peak[large, 'naive'] / peak[large, 'streaming']:.1f}")
+    for size in args.sizes:
+        print(
+            f"throughput at {size} MB: duckdb / naive x{speed[size, 'duckdb'] / speed[size, 'naive']:.2f}, "
+            f"duckdb / spool x{speed[size, 'duckdb'] / speed[size, 'spool']:.2f}"
+        )
+    print(f"naive / duckdb peak memory at {large} MB: x{peak[large, 'naive'] / peak[large, 'duckdb']:.1f}")
 
 
 if __name__ == "__main__":

@@ -19,12 +19,15 @@ from .cmv import read_cmv
 from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
-from .reddit import read_pushshift, read_thread_json
+from .pushshift import ENGINES, DumpSelection, read_pushshift
+from .reddit import read_thread_json
 from .sibench import read_sibench
 from .stackexchange import read_stackexchange
 
 __all__ = [
+    "ENGINES",
     "FORMATS",
+    "DumpSelection",
     "ImportOptions",
     "ImportReport",
     "InputError",
@@ -50,6 +53,9 @@ class ImportOptions:
     skip_bad: bool = False
     report: ImportReport | None = None
     on_bytes: Callable[[int], None] | None = None
+    selection: DumpSelection | None = None
+    engine: str = "duckdb"
+    spark_master: str | None = None
 
 
 def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], ImportOptions], Iterator[Any]]:
@@ -70,9 +76,12 @@ FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] 
         *paths,
         subreddits=o.subreddits or None,
         thread_ids=o.thread_ids or None,
+        selection=o.selection,
+        engine=o.engine,  # type: ignore[arg-type]  # checked by read_pushshift
         skip_bad=o.skip_bad,
         report=o.report,
         on_bytes=o.on_bytes,
+        spark_master=o.spark_master,
     ),
     "stackexchange": _each(read_stackexchange),
     "convokit": _each(read_convokit),

@@ -74,9 +74,18 @@ def load_json(path: Path) -> Any:
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, _json_problem(exc, text, "document"), line=exc.lineno) from None
+        raise InputError(path, json_problem(exc, text, "document"), line=exc.lineno) from None
     except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
         raise InputError(path, str(exc)) from None
+
+
+# One JSON line of an import may be at most this long. Reddit caps a comment at 10,000 characters and a post at
+# 40,000, so real records are far below it; a file without newlines (a binary file, a decompression bomb of NUL
+# bytes) stops here with a clear error instead of being gathered into memory whole.
+MAX_LINE_BYTES = 16 * 2**20
+# Compressed input is fed to the decoder this many bytes at a time: one zstd block expands at most ~32,000-fold,
+# so no single decoder call can produce more than a few tens of MB, whatever the file holds.
+_ZSTD_PIECE = 1024
 
 
 def _zst_chunks(path: Path) -> Iterator[bytes]:
@@ -84,19 +93,21 @@ def _zst_chunks(path: Path) -> Iterator[bytes]:
     dctx = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW)
     with path.open("rb") as raw:
         dobj, fed = dctx.decompressobj(), False
-        while chunk := raw.read(1 << 20):
-            while chunk:
-                try:
-                    out = dobj.decompress(chunk)
-                except zstandard.ZstdError as exc:
-                    raise InputError(path, f"corrupt zstd stream: {exc}") from None
-                fed = True
-                if out:
-                    yield out
-                if dobj.eof:  # frame finished; the rest of the chunk starts the next frame
-                    chunk, dobj, fed = dobj.unused_data, dctx.decompressobj(), False
-                else:
-                    chunk = b""
+        while block := raw.read(1 << 20):
+            for at in range(0, len(block), _ZSTD_PIECE):
+                chunk = block[at : at + _ZSTD_PIECE]
+                while chunk:
+                    try:
+                        out = dobj.decompress(chunk)
+                    except zstandard.ZstdError as exc:
+                        raise InputError(path, f"corrupt zstd stream: {exc}") from None
+                    fed = True
+                    if out:
+                        yield out
+                    if dobj.eof:  # frame finished; the rest of the chunk starts the next frame
+                        chunk, dobj, fed = dobj.unused_data, dctx.decompressobj(), False
+                    else:
+                        chunk = b""
         if fed and not dobj.eof:
             raise InputError(path, "truncated zstd stream (the file ends inside a compressed frame)")
 
@@ -104,23 +115,58 @@ def _zst_chunks(path: Path) -> Iterator[bytes]:
 _STDLIB_COMPRESSED: dict[str, Callable[..., Any]] = {".bz2": bz2.open, ".gz": gzip.open}
 
 
+def byte_chunks(path: Path) -> Iterator[bytes]:
+    """The decompressed bytes of a plain, .zst, .bz2 or .gz file, in chunks of bounded size."""
+    if path.suffix == ".zst":
+        yield from _zst_chunks(path)
+        return
+    opener = _STDLIB_COMPRESSED.get(path.suffix, open)
+    try:
+        with opener(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                yield chunk
+    except (OSError, EOFError) as exc:  # gzip/bz2: a corrupt or cut-off stream
+        if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):
+            raise
+        raise InputError(path, f"corrupt {path.suffix} stream: {exc}") from None
+
+
+def line_blocks(path: Path) -> Iterator[bytes]:
+    """The decompressed file as blocks of whole lines (each block ends with a newline, except perhaps the last).
+
+    Memory is bounded by `MAX_LINE_BYTES` plus one chunk: a longer line is an `InputError` naming its number."""
+    parts: list[bytes] = []
+    pending = 0  # bytes of the unfinished line gathered in parts
+    lines = 0  # complete lines already given out
+    for chunk in byte_chunks(path):
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            parts.append(chunk)
+            pending += len(chunk)
+            if pending > MAX_LINE_BYTES:
+                raise InputError(
+                    path,
+                    f"line longer than {MAX_LINE_BYTES // 2**20} MiB without a newline: not a JSON-lines file?",
+                    line=lines + 1,
+                )
+            continue
+        block = b"".join([*parts, chunk[: cut + 1]]) if parts else chunk[: cut + 1]
+        lines += block.count(b"\n")
+        yield block
+        parts = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
+        pending = len(chunk) - cut - 1
+    if parts:
+        yield b"".join(parts)
+
+
 def _raw_lines(path: Path) -> Iterator[bytes]:
-    if path.suffix in _STDLIB_COMPRESSED:
-        with _STDLIB_COMPRESSED[path.suffix](path, "rb") as compressed:
-            yield from compressed
-        return
-    if path.suffix != ".zst":
-        with path.open("rb") as handle:
-            yield from handle
-        return
-    pending = b""
-    for chunk in _zst_chunks(path):
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            yield line + b"\n"
-    if pending:
-        yield pending
+    """Each line without its newline (lines end at ``\\n`` only, as in JSON lines)."""
+    for block in line_blocks(path):
+        lines = block.split(b"\n")
+        last = lines.pop()  # empty when the block ends with a newline
+        yield from lines
+        if last:
+            yield last
 
 
 def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, _LazyLine]]:
@@ -132,7 +178,7 @@ def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -
         raise InputError(path, "file not found")
     for lineno, raw in enumerate(_raw_lines(path), 1):
         if on_bytes is not None:
-            on_bytes(len(raw))
+            on_bytes(len(raw) + 1)
         if raw.strip():
             yield lineno, _LazyLine(path, lineno, raw)
 
@@ -150,12 +196,12 @@ class _LazyLine:
         try:
             return parse_json(text)
         except json.JSONDecodeError as exc:
-            raise InputError(self.path, _json_problem(exc, text, "line"), line=self.lineno) from None
+            raise InputError(self.path, json_problem(exc, text, "line"), line=self.lineno) from None
         except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
             raise InputError(self.path, str(exc), line=self.lineno) from None
 
 
-def _json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
+def json_problem(exc: json.JSONDecodeError, text: str, unit: str) -> str:
     # The input ends inside a value (an unterminated string, or within a few characters of the error, e.g.
     # a literal cut to "nu"): a cut-off download or partial write, worth naming as such.
     if len(text.rstrip()) - exc.pos <= 8 or exc.msg.startswith("Unterminated string"):

@@ -1,17 +1,16 @@
-"""Reddit threads: the `/comments/<id>.json` answer (plus optional `/api/morechildren` expansions) and
-Pushshift / Arctic Shift newline-delimited dumps (plain or .zst), streamed and regrouped on disk."""
+"""Reddit threads as the API returns them: the `/comments/<id>.json` answer plus any `/api/morechildren` and
+"continue this thread" answers. The record readers here are shared with the dump importer (`pushshift`)."""
 
 from __future__ import annotations
 
 import html
-import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import GroupSpool, ImportReport, iter_json_lines, load_json, require, scalars
+from ._common import load_json, require, scalars
 
 _DELETED = {"[deleted]", "[removed]"}
 
@@ -218,99 +217,5 @@ def read_thread_json(
             "missing_comments": missing,
             "unavailable_comments": unavailable,
         },
-        policy=policy,
-    )
-
-
-def read_pushshift(
-    *paths: str | Path,
-    subreddits: Iterable[str] | None = None,
-    thread_ids: Iterable[str] | None = None,
-    skip_bad: bool = False,
-    report: ImportReport | None = None,
-    on_bytes: Callable[[int], None] | None = None,
-    policy: IntegrityPolicy = "repair",
-) -> Iterator[Thread]:
-    """Threads rebuilt from Pushshift / Arctic Shift dumps (comment files, and submission files if given).
-
-    The dumps are read once, as a stream; each record is spooled to a temporary SQLite file under its
-    thread (``link_id``), then threads are assembled one at a time, so memory stays bounded by the largest
-    thread whatever the dump's size. A thread whose submission is not among the inputs gets a placeholder
-    root. Filters: ``subreddits`` (case-insensitive names) and ``thread_ids`` (with or without ``t3_``).
-    With ``skip_bad`` a bad line is counted in ``report`` and skipped instead of stopping the import.
-    """
-    subs = {s.lower() for s in subreddits} if subreddits else None
-    wanted = {_strip_prefix(t) for t in thread_ids} if thread_ids else None
-    report = report if report is not None else ImportReport()
-    with GroupSpool() as spool:
-        for path in map(Path, paths):
-            for lineno, line in iter_json_lines(path, on_bytes=on_bytes):
-                report.records += 1
-                try:
-                    raw = line.load()
-                    rid = require(raw, "id", str, path, line=lineno)
-                    is_post = "link_id" not in raw and ("title" in raw or "selftext" in raw)
-                    if is_post:
-                        thread = rid
-                    else:
-                        thread = _strip_prefix(require(raw, "link_id", str, path, line=lineno, record=rid))
-                        require(raw, "parent_id", str, path, line=lineno, record=rid)
-                        if "body" in raw and not isinstance(raw["body"], str):
-                            raise InputError(path, "field 'body' should be str", line=lineno, record=rid)
-                except InputError as exc:
-                    if not skip_bad:
-                        raise
-                    report.skip(exc)
-                    continue
-                if subs is not None and str(raw.get("subreddit", "")).lower() not in subs:
-                    continue
-                if wanted is not None and thread not in wanted:
-                    continue
-                # key "<thread>\x00<kind>": the post sorts before its comments within a thread
-                spool.add(f"{thread}\x00{'0' if is_post else '1'}", json.dumps([str(path), lineno, raw]).encode())
-
-        pending: tuple[str, dict[str, Any] | None, list[Any]] | None = None
-        for key, payloads in spool.groups():
-            thread, kind = key.split("\x00")
-            records = [json.loads(p) for p in payloads]
-            if pending is not None and pending[0] != thread:
-                yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
-                pending = None
-            post = records[0][2] if kind == "0" else (pending[1] if pending else None)
-            pending = (thread, post, [] if kind == "0" else records)
-        if pending is not None:
-            yield _pushshift_thread(*pending, skip_bad=skip_bad, report=report, policy=policy)
-
-
-def _pushshift_thread(
-    thread: str,
-    post: dict[str, Any] | None,
-    records: list[Any],
-    *,
-    skip_bad: bool,
-    report: ImportReport,
-    policy: IntegrityPolicy,
-) -> Thread:
-    nodes: list[Node] = []
-    for src, lineno, raw in records:
-        try:
-            nodes.append(_comment_node(raw, Path(src), {"line": lineno}))
-        except InputError as exc:
-            located = InputError(src, exc.message, line=lineno, record=exc.record)
-            if not skip_bad:
-                raise located from None
-            report.skip(located)
-    if post is not None:
-        root = _post_node(post, Path("."), {})
-    else:
-        root = Node(id=thread, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"})
-    subreddit = (post or (records[0][2] if records else {})).get("subreddit")
-    return Thread.build(
-        [root, *nodes],
-        id=f"reddit:{thread}",
-        platform="reddit",
-        title=post.get("title") if post else None,
-        root_id=thread,
-        meta={"source": "pushshift", "subreddit": subreddit},
         policy=policy,
     )

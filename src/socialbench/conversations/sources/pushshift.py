@@ -1,0 +1,634 @@
+"""Pushshift / Arctic Shift dumps (newline-delimited Reddit records: plain, .zst with the dumps' 2 GiB window, .gz
+or .bz2) regrouped into complete threads by an engine, with episode selection applied inside the engine.
+
+Engines:
+
+- ``duckdb`` (default, one machine). Python decompresses and cuts the stream into blocks of lines (Arrow string
+  arrays built over the decompressed bytes, no copy per line); DuckDB parses the JSON, checks every record, applies
+  the filters, stores what is kept in an on-disk database under a fixed memory limit (it spills to disk; memory
+  stays flat whatever the dump's size), groups by thread and returns the threads in thread-id order.
+- ``spark`` (many machines): the same steps on Apache Spark, see `socialbench.conversations.sources.pushshift_spark`.
+
+Python stays the authority on what a record means. Lines DuckDB does not find plainly well-formed (invalid JSON,
+wrong field types, a repeated key, a lone surrogate, a blank line) are handed to the same Python checks the other
+importers use, which either name the file, line and problem (or skip it with ``skip_bad``) or accept the record.
+Records of the common shape (a comment whose fields all have their usual types) are built from DuckDB's columns;
+every other record is re-read from its line by `reddit._comment_node`. A test checks that both ways build
+identical nodes, and that both engines write identical threads.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import queue
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ...core.errors import InputError
+from ...core.jsonl import decode, parse_json
+from ..model import IntegrityPolicy, Node, Thread
+from ._common import ImportReport, json_problem, line_blocks, require
+from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix
+
+Engine = Literal["duckdb", "spark"]
+ENGINES: tuple[Engine, ...] = ("duckdb", "spark")
+
+DEFAULT_MEMORY = "512MB"
+"""DuckDB's memory limit for one import (environment: SOCIALBENCH_DUCKDB_MEMORY); beyond it, it spills to disk."""
+_MAX_EPOCH = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second Python's datetime can hold
+
+
+class DumpSelection(BaseModel):
+    """Which threads of a dump to keep. Record filters (subreddit, thread) drop records as they are read; thread
+    filters are computed per thread inside the engine, so a thread that fails them is never assembled."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    subreddits: tuple[str, ...] = ()
+    """Subreddit names (case-insensitive)."""
+    thread_ids: tuple[str, ...] = ()
+    """Thread (submission) ids, with or without ``t3_``."""
+    since: date | None = None
+    """Threads started on or after this day (UTC): the submission's time, or the first comment's without it."""
+    until: date | None = None
+    """Threads started on or before this day (UTC)."""
+    min_comments: int | None = Field(default=None, ge=0)
+    max_comments: int | None = Field(default=None, ge=0)
+    min_participants: int | None = Field(default=None, ge=0)
+    """Distinct named authors (the submitter included; deleted accounts not counted)."""
+    min_depth: int | None = Field(default=None, ge=0)
+    """Deepest reply chain from the submission (a top-level comment is depth 1), over comments that reach it."""
+    max_depth: int | None = Field(default=None, ge=0)
+    min_tokens: int | None = Field(default=None, ge=0)
+    """cl100k tokens of the thread's texts (title, self text and comment bodies; no rendering overhead)."""
+    max_tokens: int | None = Field(default=None, ge=0)
+
+    @property
+    def wants_tokens(self) -> bool:
+        return self.min_tokens is not None or self.max_tokens is not None
+
+    @property
+    def wants_depth(self) -> bool:
+        return self.min_depth is not None or self.max_depth is not None
+
+    @property
+    def per_thread(self) -> bool:
+        limits = (self.since, self.until, self.min_comments, self.max_comments, self.min_participants)
+        return self.wants_tokens or self.wants_depth or any(v is not None for v in limits)
+
+    def started_bounds(self) -> tuple[int | None, int | None]:
+        """``since`` / ``until`` as epoch seconds: [start of since, start of the day after until)."""
+
+        def epoch(day: date) -> int:
+            return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
+
+        return (
+            epoch(self.since) if self.since else None,
+            epoch(self.until + timedelta(days=1)) if self.until else None,
+        )
+
+
+def read_pushshift(
+    *paths: str | Path,
+    subreddits: Iterable[str] | None = None,
+    thread_ids: Iterable[str] | None = None,
+    selection: DumpSelection | None = None,
+    engine: Engine = "duckdb",
+    skip_bad: bool = False,
+    report: ImportReport | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+    policy: IntegrityPolicy = "repair",
+    spark_master: str | None = None,
+) -> Iterator[Thread]:
+    """Threads rebuilt from Pushshift / Arctic Shift dumps (comment files, and submission files if given), in
+    thread-id order. A thread whose submission is not among the inputs gets a placeholder root. With ``skip_bad``
+    a bad line is counted in ``report`` and skipped instead of stopping the import. ``subreddits`` and
+    ``thread_ids`` are shorthands for the same fields of ``selection``."""
+    selection = selection or DumpSelection()
+    extra = {k: tuple(v) for k, v in (("subreddits", subreddits), ("thread_ids", thread_ids)) if v}
+    if extra:
+        selection = selection.model_copy(update=extra)
+    report = report if report is not None else ImportReport()
+    files = [Path(p) for p in paths]
+    for f in files:
+        if not f.exists():
+            raise InputError(f, "file not found")
+        if f.is_dir():
+            raise InputError(f, "is a folder, expected a dump file")
+    if engine == "duckdb":
+        rows = _duckdb_rows(files, selection, skip_bad, report, on_bytes)
+    elif engine == "spark":
+        from .pushshift_spark import spark_rows
+
+        rows = spark_rows(files, selection, skip_bad, report, master=spark_master)
+    else:
+        raise InputError(", ".join(map(str, files)), f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    yield from assemble(files, rows, skip_bad=skip_bad, report=report, policy=policy)
+
+
+# ---- what a record is (the authority both engines defer to) -------------------------------------------------
+def classify(path: Path, lineno: int, text: str) -> tuple[str, bool, dict[str, Any]]:
+    """``(thread id, is a submission, record)`` of one line, or an InputError naming the line and the problem."""
+    try:
+        raw = parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, json_problem(exc, text, "line"), line=lineno) from None
+    except ValueError as exc:  # nested beyond MAX_JSON_DEPTH
+        raise InputError(path, str(exc), line=lineno) from None
+    rid = require(raw, "id", str, path, line=lineno)
+    if "link_id" not in raw and ("title" in raw or "selftext" in raw):
+        return rid, True, raw
+    thread = _strip_prefix(require(raw, "link_id", str, path, line=lineno, record=rid))
+    require(raw, "parent_id", str, path, line=lineno, record=rid)
+    if "body" in raw and not isinstance(raw["body"], str):
+        raise InputError(path, "field 'body' should be str", line=lineno, record=rid)
+    return thread, False, raw
+
+
+def record_stats(raw: dict[str, Any], is_post: bool, tokens: bool) -> dict[str, Any]:
+    """The per-record values the thread filters use, as Python reads them (for records DuckDB could not)."""
+    created = raw.get("created_utc")
+    try:
+        seconds = (
+            int(float(created)) if isinstance(created, int | float | str) and not isinstance(created, bool) else None
+        )
+    except (ValueError, OverflowError):
+        seconds = None
+    author = raw.get("author") if isinstance(raw.get("author"), str) else None
+    parent = raw.get("parent_id")
+    text = _record_text(raw, is_post)
+    return {
+        "parent": _strip_prefix(parent) if isinstance(parent, str) else None,
+        "author": author,
+        "created": seconds,
+        "tokens": _token_count([text])[0] if tokens else None,
+    }
+
+
+def _record_text(raw: dict[str, Any], is_post: bool) -> str:
+    keys = ("title", "selftext") if is_post else ("body",)
+    return "\n\n".join(v for k in keys if isinstance(v := raw.get(k), str) and v)
+
+
+def _token_count(texts: Sequence[str | None]) -> list[int]:
+    from ..tokens import encoding
+
+    counted = encoding().encode_ordinary_batch([t or "" for t in texts])
+    return [len(t) for t in counted]
+
+
+# ---- assembly (shared by the engines) -------------------------------------------------------------------------
+ROW_FIELDS: tuple[str, ...] = ("thread", "post", "file", "lineno", "line", "fast", "id", "parent", "author")
+ROW_FIELDS += ("body", "score", "created", "subreddit", "distinguished")
+
+
+def assemble(
+    files: Sequence[Path],
+    rows: Iterator[dict[str, list[Any]]],
+    *,
+    skip_bad: bool,
+    report: ImportReport,
+    policy: IntegrityPolicy,
+) -> Iterator[Thread]:
+    """Threads from column batches of kept records sorted by (thread, submission first, file, line)."""
+    current: str | None = None
+    post: dict[str, Any] | None = None
+    nodes: list[Node] = []
+    first_subreddit: Any = None
+
+    def finish() -> Thread:
+        assert current is not None
+        if post is not None:
+            root = _post_node(post, Path("."), {})
+        else:
+            root = Node(id=current, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"})
+        subreddit = post.get("subreddit") if post is not None else first_subreddit
+        return Thread.build(
+            [root, *nodes],
+            id=f"reddit:{current}",
+            platform="reddit",
+            title=post.get("title") if post else None,
+            root_id=current,
+            meta={"source": "pushshift", "subreddit": subreddit},
+            policy=policy,
+        )
+
+    for batch in rows:
+        columns = [batch[name] for name in ROW_FIELDS]
+        for thread, is_post, file, lineno, line, fast, *values in zip(*columns, strict=True):
+            if thread != current:
+                if current is not None:
+                    yield finish()
+                current, post, nodes, first_subreddit = thread, None, [], None
+            path = files[file]
+            if is_post:
+                if post is None:  # a repeated submission keeps its first copy
+                    post = parse_json(line)
+                continue
+            if fast:
+                node = fast_comment_node(*values)
+                subreddit = values[-2]
+            else:
+                try:
+                    raw = parse_json(line)
+                    node = _comment_node(raw, path, {"line": lineno})
+                except InputError as exc:
+                    located = InputError(path, exc.message, line=lineno, record=exc.record)
+                    if not skip_bad:
+                        raise located from None
+                    report.skip(located)
+                    continue
+                except ValidationError as exc:  # a value of the right JSON type that is still not valid
+                    located = InputError.from_validation(path, exc, line=lineno, record=raw.get("id"))
+                    if not skip_bad:
+                        raise located from None
+                    report.skip(located)
+                    continue
+                subreddit = raw.get("subreddit")
+            if not nodes:
+                first_subreddit = subreddit
+            nodes.append(node)
+    if current is not None:
+        yield finish()
+
+
+def fast_comment_node(
+    cid: str,
+    parent: str,
+    author: str | None,
+    body: str | None,
+    score: int | None,
+    created: int | None,
+    subreddit: str | None,
+    distinguished: str | None,
+) -> Node:
+    """`reddit._comment_node` for a record whose fields the engine has already checked and typed (strings that are
+    valid Unicode, an integer score, whole epoch seconds within datetime's range, no ``edited`` value to keep):
+    the same node, without re-validating what is known to be valid."""
+    text = html.unescape(body or "")
+    meta = {k: v for k, v in (("subreddit", subreddit), ("distinguished", distinguished)) if v is not None}
+    return Node.trusted(
+        id=cid,
+        parent_id=parent,
+        author=None if author in _DELETED else author,
+        created=None if created is None else datetime.fromtimestamp(float(created), tz=UTC),
+        text="" if text in _DELETED else text,
+        score=score,
+        deleted=text == "[deleted]" or author == "[deleted]",
+        removed=text == "[removed]",
+        meta=meta,
+    )
+
+
+# ---- the DuckDB engine --------------------------------------------------------------------------------------------
+_PATHS = ["id", "link_id", "parent_id", "body", "title", "selftext", "author", "score", "created_utc", "subreddit"]
+_PATHS += ["distinguished", "edited"]
+_T = {name: i + 1 for i, name in enumerate(_PATHS)}  # DuckDB lists are 1-based
+_JSON_PATHS = [f"$.{name}" for name in _PATHS]
+
+
+def _ty(name: str) -> str:
+    return f"ty[{_T[name]}]"
+
+
+def _val(name: str) -> str:
+    return f"v[{_T[name]}]"
+
+
+def _strip(expr: str) -> str:
+    """SQL for `reddit._strip_prefix`: ``t1_abc`` -> ``abc``."""
+    return (
+        f"CASE WHEN starts_with({expr}, 't') AND contains({expr}, '_') "
+        f"THEN substr({expr}, strpos({expr}, '_') + 1) ELSE {expr} END"
+    )
+
+
+def _type_in(name: str, *types: str, missing: bool = False) -> str:
+    """SQL: the field's JSON type is one of ``types`` (``NULL`` is JSON null), or, with ``missing``, it is absent."""
+    allowed = ", ".join(f"'{t}'" for t in types)
+    return f"({_ty(name)} IS NULL OR {_ty(name)} IN ({allowed}))" if missing else f"{_ty(name)} IN ({allowed})"
+
+
+_INTEGER = ("BIGINT", "UBIGINT")  # DuckDB types a non-negative JSON integer as UBIGINT
+_COMMENT_OK = " AND ".join(
+    [_type_in("link_id", "VARCHAR"), _type_in("parent_id", "VARCHAR"), _type_in("body", "VARCHAR", missing=True)]
+)
+# the usual shape, whose columns build the node directly (see `fast_comment_node`)
+_COMMENT_FAST = " AND ".join(
+    [
+        _type_in("author", "NULL", "VARCHAR", missing=True),
+        f"({_type_in('score', 'NULL', missing=True)} OR "
+        f"({_type_in('score', *_INTEGER)} AND TRY_CAST({_val('score')} AS BIGINT) IS NOT NULL))",
+        _type_in("subreddit", "NULL", "VARCHAR", missing=True),
+        _type_in("distinguished", "NULL", "VARCHAR", missing=True),
+        f"({_type_in('edited', 'NULL', missing=True)} OR "
+        f"({_type_in('edited', 'BOOLEAN')} AND {_val('edited')} = 'false'))",
+        # whole epoch seconds (a number, or digits as text) within datetime's range
+        f"({_ty('created_utc')} IS NULL OR (({_type_in('created_utc', *_INTEGER)} OR "
+        f"({_type_in('created_utc', 'VARCHAR')} AND regexp_full_match({_val('created_utc')}, '[0-9]{{1,12}}')))"
+        f" AND TRY_CAST({_val('created_utc')} AS BIGINT) BETWEEN 0 AND {_MAX_EPOCH}))",
+    ]
+)
+
+# One pass over a block of lines: each line is checked as `classify` would, and comments of the common shape get
+# typed columns. `ok` lines are plainly well-formed; all others go to Python (`classify`), line by line.
+_CHECK = f"""
+WITH parsed AS (
+    SELECT file, lineno, line, CASE WHEN json_valid(line) THEN json_type(line) = 'OBJECT' ELSE false END AS obj
+    FROM batch
+), typed AS (
+    SELECT *,
+        CASE WHEN obj THEN json_type(line, {_JSON_PATHS!r}) END AS ty,
+        CASE WHEN obj THEN json_extract_string(line, {_JSON_PATHS!r}) END AS v,
+        CASE WHEN obj THEN len(json_keys(line)) = len(list_distinct(json_keys(line))) END AS unique_keys
+    FROM parsed
+), checked AS (
+    SELECT *,
+        obj AND unique_keys AND {_ty("id")} = 'VARCHAR' AS has_id,
+        {_ty("link_id")} IS NULL AND ({_ty("title")} IS NOT NULL OR {_ty("selftext")} IS NOT NULL) AS post
+    FROM typed
+)
+SELECT file, lineno, line, post,
+    coalesce(has_id AND (post OR ({_COMMENT_OK})), false) AS ok,
+    coalesce(has_id AND NOT post AND {_COMMENT_OK} AND {_COMMENT_FAST}, false) AS fast,
+    CASE WHEN post THEN {_val("id")} ELSE {_strip(_val("link_id"))} END AS thread,
+    {_val("id")} AS id,
+    {_strip(_val("parent_id"))} AS parent,
+    {_val("author")} AS author,
+    {_val("body")} AS body,
+    TRY_CAST({_val("score")} AS BIGINT) AS score,
+    TRY_CAST(TRY_CAST({_val("created_utc")} AS DOUBLE) AS BIGINT) AS created,
+    {_val("subreddit")} AS subreddit,
+    {_val("distinguished")} AS distinguished,
+    __TEXT__ AS text
+FROM checked
+"""
+
+# the text whose tokens the token filters count (computed only when they are used)
+_TEXT = f"""CASE WHEN post
+    THEN concat_ws(chr(10) || chr(10), nullif({_val("title")}, ''), nullif({_val("selftext")}, ''))
+    ELSE {_val("body")} END"""
+
+_RECS = """
+CREATE TABLE recs (
+    thread VARCHAR, post BOOLEAN, file INTEGER, lineno BIGINT, line VARCHAR, fast BOOLEAN,
+    id VARCHAR, parent VARCHAR, author VARCHAR, body VARCHAR, score BIGINT, created BIGINT,
+    subreddit VARCHAR, distinguished VARCHAR, tokens BIGINT, ok BOOLEAN
+)
+"""
+
+
+def _record_filter(selection: DumpSelection) -> tuple[str, list[Any]]:
+    clauses, params = ["ok"], []
+    if selection.subreddits:
+        clauses.append("list_contains(?, lower(subreddit))")
+        params.append([s.lower() for s in selection.subreddits])
+    if selection.thread_ids:
+        clauses.append("list_contains(?, thread)")
+        params.append([_strip_prefix(t) for t in selection.thread_ids])
+    return " AND ".join(clauses), params
+
+
+def _keeps(selection: DumpSelection, thread: str, raw: dict[str, Any]) -> bool:
+    """`_record_filter` for a record Python read."""
+    subs = {s.lower() for s in selection.subreddits}
+    if subs and str(raw.get("subreddit", "")).lower() not in subs:
+        return False
+    return not selection.thread_ids or thread in {_strip_prefix(t) for t in selection.thread_ids}
+
+
+def _duckdb_rows(
+    files: Sequence[Path],
+    selection: DumpSelection,
+    skip_bad: bool,
+    report: ImportReport,
+    on_bytes: Callable[[int], None] | None,
+) -> Iterator[dict[str, list[Any]]]:
+    import duckdb
+
+    with tempfile.TemporaryDirectory(prefix="socialbench-duckdb-") as tmp:
+        # an in-memory database under a memory limit spills to temp_directory: memory stays flat as dumps grow
+        con = duckdb.connect(
+            config={
+                "temp_directory": tmp,
+                "memory_limit": os.environ.get("SOCIALBENCH_DUCKDB_MEMORY", DEFAULT_MEMORY),
+                "threads": os.cpu_count() or 1,
+                "preserve_insertion_order": False,
+            },
+        )
+        try:
+            con.execute(_RECS)
+            if selection.wants_tokens:
+                con.create_function("cl100k", _arrow_token_counts, ["VARCHAR"], "BIGINT", type="arrow")  # type: ignore[call-overload]
+            tokens = "cl100k(text)" if selection.wants_tokens else "NULL"
+            keep, params = _record_filter(selection)
+            # every line is stored once: kept records with their columns (the line itself only when the record is
+            # re-read by Python), lines Python must look at (not ok) with their text
+            checked = _CHECK.replace("__TEXT__", _TEXT if selection.wants_tokens else "NULL")
+            # (MATERIALIZED: otherwise the filter re-evaluates the JSON checks, three times slower)
+            insert = (
+                f"INSERT INTO recs WITH c AS MATERIALIZED ({checked}) "
+                "SELECT thread, post, file, lineno, CASE WHEN fast THEN NULL ELSE line END, fast, "
+                f"id, parent, author, body, score, created, subreddit, distinguished, {tokens}, ok "
+                f"FROM c WHERE NOT ok OR ({keep})"
+            )
+            for index, path in enumerate(files):
+                for block, first_line in _prefetched(_blocks(path, on_bytes)):
+                    _ingest(con, path, index, block, first_line, insert, params, selection, skip_bad, report)
+            yield from _grouped(con, selection)
+        finally:
+            con.close()
+
+
+def _blocks(path: Path, on_bytes: Callable[[int], None] | None) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of about 8 MB, each with the number of its first line."""
+    lineno, pending, size = 1, [], 0
+    for block in line_blocks(path):
+        if on_bytes is not None:
+            on_bytes(len(block))
+        pending.append(block)
+        size += len(block)
+        if size >= 32 << 20:
+            joined = b"".join(pending)
+            yield joined, lineno
+            lineno += joined.count(b"\n")
+            pending, size = [], 0
+    if pending:
+        yield b"".join(pending), lineno
+
+
+def _prefetched(blocks: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, int]]:
+    """``blocks`` produced one step ahead in a thread: decompression (which releases the GIL) runs while DuckDB
+    checks the previous block on the other core. The producer's exception (an InputError) is re-raised here."""
+    ahead: queue.Queue[tuple[bytes, int] | BaseException | None] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(item: tuple[bytes, int] | BaseException | None) -> bool:
+        while not stop.is_set():  # the consumer may stop early (an error, a closed generator)
+            try:
+                ahead.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in blocks:
+                if not offer(item):
+                    return
+            offer(None)
+        except BaseException as exc:  # handed to the consumer, which raises it
+            offer(exc)
+
+    worker = threading.Thread(target=produce, name="socialbench-decompress", daemon=True)
+    worker.start()
+    try:
+        while (item := ahead.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
+def _line_array(block: bytes) -> pa.Array:
+    """The block's lines as an Arrow string array over the block's own bytes (each value keeps its newline)."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    ends = np.flatnonzero(data == 10) + 1
+    if not len(ends) or ends[-1] != len(block):  # a last line without a newline
+        ends = np.append(ends, len(block))
+    offsets = np.concatenate(([0], ends)).astype(np.int64)
+    return pa.LargeStringArray.from_buffers(len(ends), pa.py_buffer(offsets), pa.py_buffer(block))
+
+
+def _ingest(
+    con: Any,
+    path: Path,
+    index: int,
+    block: bytes,
+    first_line: int,
+    insert: str,
+    params: list[Any],
+    selection: DumpSelection,
+    skip_bad: bool,
+    report: ImportReport,
+) -> None:
+    lines = _line_array(block)
+    try:
+        lines.validate(full=True)  # UTF-8
+        utf8 = True
+    except pa.ArrowInvalid:
+        utf8 = False
+    count = len(lines)
+    numbers = pa.array(np.arange(first_line, first_line + count, dtype=np.int64))
+    batch = pa.table({"file": pa.array(np.full(count, index, dtype=np.int32)), "lineno": numbers, "line": lines})
+    batch = pa.Table.from_batches(
+        batch.to_batches(max_chunksize=8192)
+    )  # several batches: DuckDB scans them in parallel
+    rescued: list[dict[str, Any]] = []
+    if utf8:
+        con.register("batch", batch)
+        con.execute(insert, params)
+        con.unregister("batch")
+        suspects = con.execute(
+            "SELECT lineno, line FROM recs WHERE NOT ok AND file = ? AND lineno >= ? ORDER BY lineno",
+            [index, first_line],
+        ).fetchall()
+        report.records += count
+        suspect_lines = ((n, text.encode()) for n, text in suspects)
+    else:  # some bytes are not UTF-8: every line of this block is read by Python, in order
+        report.records += count
+        suspect_lines = ((first_line + i, raw) for i, raw in enumerate(block.split(b"\n")[:count]))
+    for lineno, raw in suspect_lines:
+        if not raw.strip():
+            report.records -= 1
+            continue
+        try:
+            thread, is_post, record = classify(path, lineno, decode(path, raw, line=lineno))
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            report.skip(exc)
+            continue
+        if _keeps(selection, thread, record):
+            rescued.append(
+                {"thread": thread, "post": is_post, "file": index, "lineno": lineno, "line": raw.decode("utf-8-sig")}
+                | {"fast": False, "id": record["id"], "body": None, "score": None, "subreddit": None}
+                | {"distinguished": None, "ok": True}
+                | record_stats(record, is_post, selection.wants_tokens)
+            )
+    if rescued:
+        con.register("rescued", pa.Table.from_pylist(rescued))
+        con.execute("INSERT INTO recs BY NAME SELECT * FROM rescued")
+        con.unregister("rescued")
+
+
+def _arrow_token_counts(texts: pa.Array) -> pa.Array:
+    return pa.array(_token_count(texts.to_pylist()), type=pa.int64())
+
+
+def _grouped(con: Any, selection: DumpSelection) -> Iterator[dict[str, list[Any]]]:
+    where = "WHERE ok"
+    if selection.per_thread:
+        con.execute(_thread_filter_sql(selection))
+        where += " AND thread IN (SELECT thread FROM chosen)"
+    query = f"SELECT {', '.join(ROW_FIELDS)} FROM recs {where} ORDER BY thread, post DESC, file, lineno"
+    reader = con.sql(query).to_arrow_reader(20_000)
+    for batch in reader:
+        yield {name: batch.column(name).to_pylist() for name in ROW_FIELDS}
+
+
+def _thread_filter_sql(selection: DumpSelection) -> str:
+    since, until = selection.started_bounds()
+    conditions = []
+    for value, sql in (
+        (selection.min_comments, "comments >= {}"),
+        (selection.max_comments, "comments <= {}"),
+        (selection.min_participants, "participants >= {}"),
+        (selection.min_tokens, "tokens >= {}"),
+        (selection.max_tokens, "tokens <= {}"),
+        (selection.min_depth, "depth >= {}"),
+        (selection.max_depth, "depth <= {}"),
+        (since, "started >= {}"),
+        (until, "started < {}"),
+    ):
+        if value is not None:
+            conditions.append(sql.format(int(value)))
+    depth = ""
+    depth_join = ""
+    if selection.wants_depth:
+        # levels reached from the submission; UNION (not UNION ALL) so a repeated id cannot multiply the walk
+        depth = """, walk(thread, id, depth) AS (
+            SELECT thread, id, 1 FROM recs WHERE ok AND NOT post AND parent = thread
+            UNION
+            SELECT r.thread, r.id, w.depth + 1 FROM recs r JOIN walk w ON r.thread = w.thread AND r.parent = w.id
+            WHERE r.ok AND NOT r.post
+        ), depths AS (SELECT thread, max(depth) AS depth FROM walk GROUP BY thread)"""
+        depth_join = "LEFT JOIN depths USING (thread)"
+    recursive = "RECURSIVE " if depth else ""
+    return f"""
+    CREATE OR REPLACE TEMP TABLE chosen AS
+    WITH {recursive}stats AS (
+        SELECT thread,
+            count(*) FILTER (WHERE NOT post) AS comments,
+            count(DISTINCT author) FILTER (WHERE author IS NOT NULL AND author NOT IN ('[deleted]', '[removed]'))
+                AS participants,
+            coalesce(min(created) FILTER (WHERE post), min(created)) AS started,
+            coalesce(sum(tokens), 0) AS tokens
+        FROM recs WHERE ok GROUP BY thread
+    ){depth}
+    SELECT thread FROM (SELECT stats.*, {"coalesce(depth, 0)" if depth else "0"} AS depth FROM stats {depth_join})
+    WHERE {" AND ".join(conditions)}
+    """
