@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,similarity,studies]'
+	$(BIN)/python -m pip install -q -e '.[dev,similarity,studies,spark]'
 	touch $(STAMP)
 
 # The main job: every bundled LongSocialBench item, Full context and BM25 top-20 side by side, on the embedded model.

@@ -13,18 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import zstandard
 
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import (
-    ImportReport,
     InputError,
     import_episodes,
     read_algolia,
     read_cmv,
     read_convokit,
     read_firebase,
-    read_pushshift,
     read_sibench,
     read_stackexchange,
     read_thread_json,
@@ -157,94 +154,6 @@ def test_reddit_morechildren_fills_gaps(data: Path, tmp_path: Path) -> None:
     assert {n.id for n in expanded.nodes} == {n.id for n in full.nodes}
     assert {(n.id, n.parent_id) for n in expanded.nodes} == edges(full)
     assert expanded.meta["missing_comments"] == full.meta["missing_comments"]
-
-
-# ---- Pushshift ---------------------------------------------------------------------------------------------
-def pushshift_records(data: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    doc = json.loads((data / "reddit/thread_1cebxh.json").read_text())
-    post = doc[0]["data"]["children"][0]["data"]
-    comments: list[dict[str, Any]] = []
-
-    def walk(things: list[dict[str, Any]]) -> None:
-        for t in things:
-            if t["kind"] != "t1":
-                continue
-            d = t["data"]
-            comments.append(
-                {k: d[k] for k in ("id", "link_id", "parent_id", "author", "body", "score", "subreddit")}
-                | {"created_utc": str(int(d["created_utc"]))}
-            )
-            if d["replies"]:
-                walk(d["replies"]["data"]["children"])
-
-    walk(doc[1]["data"]["children"])
-    comments.sort(key=lambda c: int(c["created_utc"]))  # dumps are in time order, threads interleaved
-    submission = {k: post[k] for k in ("id", "title", "selftext", "author", "created_utc", "score", "subreddit")}
-    return submission, comments
-
-
-def write_zst(path: Path, records: list[dict[str, Any]], extra_lines: list[str] = ()) -> Path:  # type: ignore[assignment]
-    lines = [json.dumps(r) for r in records] + list(extra_lines)
-    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
-    return path
-
-
-def test_pushshift_zst_rebuilds_the_thread(data: Path, tmp_path: Path) -> None:
-    submission, comments = pushshift_records(data)
-    other = [
-        dict(c, id=f"x{i}", link_id="t3_other", parent_id="t3_other", subreddit="AskReddit")
-        for i, c in enumerate(comments[:5])
-    ]
-    mixed = sorted(comments + other, key=lambda c: int(c["created_utc"]))
-    rc = write_zst(tmp_path / "RC_2013-04.zst", mixed)
-    rs = tmp_path / "RS_2013-04.jsonl"
-    rs.write_text(json.dumps(submission) + "\n")
-    reference = next(read_thread_json(data / "reddit/thread_1cebxh.json"))
-
-    threads = {t.id: t for t in read_pushshift(rc, rs)}
-    assert set(threads) == {"reddit:1cebxh", "reddit:other"}
-    rebuilt = threads["reddit:1cebxh"]
-    assert edges(rebuilt) == edges(reference) and rebuilt.title == reference.title
-    assert threads["reddit:other"].root.meta.get("placeholder") is True  # submission not given
-    assert len(threads["reddit:other"]) == 6
-
-    only = list(read_pushshift(rc, subreddits=["askreddit"]))
-    assert [t.id for t in only] == ["reddit:other"]
-    assert [t.id for t in read_pushshift(rc, thread_ids=["t3_1cebxh"])] == ["reddit:1cebxh"]
-
-
-def test_pushshift_bad_lines(data: Path, tmp_path: Path) -> None:
-    _, comments = pushshift_records(data)
-    bad = write_zst(tmp_path / "RC_bad.zst", comments[:10], ['{"id": "zz", "link_id": "t3_1ceb', "not json"])
-    with pytest.raises(InputError, match=r"RC_bad\.zst:11: truncated JSON line"):
-        list(read_pushshift(bad))
-    report = ImportReport()
-    threads = list(read_pushshift(bad, skip_bad=True, report=report))
-    assert report.skipped == 2 and report.records == 12 and "RC_bad.zst:12" in report.errors[1]
-    assert len(threads) == 1
-    missing = write_zst(tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}])
-    with pytest.raises(InputError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
-        list(read_pushshift(missing))
-    wrong = write_zst(tmp_path / "RC_type.zst", [dict(comments[0], body=17)])
-    with pytest.raises(InputError, match=r"RC_type\.zst:1.*'body' should be str"):
-        list(read_pushshift(wrong))
-
-
-def test_pushshift_truncated_zst(data: Path, tmp_path: Path) -> None:
-    _, comments = pushshift_records(data)
-    whole = write_zst(tmp_path / "RC_whole.zst", comments)
-    cut = tmp_path / "RC_cut.zst"
-    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
-    with pytest.raises(InputError, match=r"RC_cut\.zst"):
-        list(read_pushshift(cut))
-
-
-def test_pushshift_non_utf8(data: Path, tmp_path: Path) -> None:
-    _, comments = pushshift_records(data)
-    path = tmp_path / "RC.jsonl"
-    path.write_bytes(json.dumps(comments[0]).encode() + b"\n" + b'{"id": "\xff\xfe"}\n')
-    with pytest.raises(InputError, match=r"RC\.jsonl:2: not UTF-8"):
-        list(read_pushshift(path))
 
 
 # ---- Stack Exchange ----------------------------------------------------------------------------------------

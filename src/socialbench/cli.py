@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
-from .conversations.sources import FORMATS, ImportOptions, ImportReport, import_episodes
+from .conversations.sources import ENGINES, FORMATS, DumpSelection, ImportOptions, ImportReport, import_episodes
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
@@ -74,6 +75,22 @@ def _terminated(signum: int, frame: Any) -> None:
 @click.option("--subreddit", multiple=True, help="pushshift: keep only these subreddits.")
 @click.option("--thread", "thread_ids", multiple=True, help="pushshift: keep only these thread ids.")
 @click.option("--skip-bad", is_flag=True, help="pushshift: skip bad records (counted) instead of stopping.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="duckdb",
+    show_default=True,
+    help="pushshift: DuckDB on this machine, or Apache Spark (pip install 'socialbench[spark]').",
+)
+@click.option("--spark-master", help="pushshift --engine spark: the cluster (default local[*]); see docs/import.md.")
+@click.option(
+    "--select",
+    "select",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="pushshift: thread selection inside the engine, e.g. since=2013-01-01 until=2013-12-31 min_comments=50 "
+    "max_comments=2000 min_participants=10 min_depth=4 max_depth=50 min_tokens=2000 max_tokens=120000.",
+)
 def import_cmd(
     fmt: str,
     paths: tuple[str, ...],
@@ -83,8 +100,14 @@ def import_cmd(
     subreddit: tuple[str, ...],
     thread_ids: tuple[str, ...],
     skip_bad: bool,
+    engine: str,
+    spark_master: str | None,
+    select: tuple[str, ...],
 ) -> None:
     """Import PATH... in FORMAT into a canonical episodes file."""
+    selection = _selection(select) if select else None
+    if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
+        raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
     report = ImportReport()
     # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
     files = [Path(p) for p in paths]
@@ -113,6 +136,9 @@ def import_cmd(
             skip_bad=skip_bad,
             report=report,
             on_bytes=on_bytes if fmt == "pushshift" else None,
+            selection=selection,
+            engine=engine,
+            spark_master=spark_master,
         )
 
         def episodes() -> Iterator[Episode]:
@@ -124,15 +150,29 @@ def import_cmd(
         stream = import_episodes(fmt, paths, options)
         first = next(stream, None)
         if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
-            what = (
-                "records" if not (fmt == "pushshift" and (subreddit or thread_ids)) else "records matching the filters"
-            )
+            filtered = fmt == "pushshift" and (subreddit or thread_ids or select)
+            what = "records matching the filters" if filtered else "records"
             raise InputError(", ".join(paths), f"no episodes found ({fmt}: no {what})")
         stream = itertools.chain([first], stream)
         written = write_episodes(output, episodes())
     err.print(f"wrote {written} episodes to {output}")
     if report.skipped:
         err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
+
+
+def _selection(pairs: tuple[str, ...]) -> DumpSelection:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in DumpSelection.model_fields or key in ("subreddits", "thread_ids"):
+            known = ", ".join(k for k in DumpSelection.model_fields if k not in ("subreddits", "thread_ids"))
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--select")
+        values[key] = value
+    try:
+        return DumpSelection.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise click.BadParameter(f"{first['loc'][0]}: {first['msg']}", param_hint="--select") from None
 
 
 def _stats_rows(path: str) -> list[EpisodeStats]:

@@ -38,7 +38,7 @@ from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import ImportReport, json_problem, line_blocks, require
-from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix
+from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix, post_title
 
 Engine = Literal["duckdb", "spark"]
 ENGINES: tuple[Engine, ...] = ("duckdb", "spark")
@@ -162,7 +162,9 @@ def record_stats(raw: dict[str, Any], is_post: bool, tokens: bool) -> dict[str, 
         seconds = (
             int(float(created)) if isinstance(created, int | float | str) and not isinstance(created, bool) else None
         )
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError):  # not a number, NaN, infinite
+        seconds = None
+    if seconds is not None and not -(2**63) <= seconds < 2**63:  # as DuckDB's BIGINT
         seconds = None
     author = raw.get("author") if isinstance(raw.get("author"), str) else None
     parent = raw.get("parent_id")
@@ -217,7 +219,7 @@ def assemble(
             [root, *nodes],
             id=f"reddit:{current}",
             platform="reddit",
-            title=post.get("title") if post else None,
+            title=post_title(post) if post else None,
             root_id=current,
             meta={"source": "pushshift", "subreddit": subreddit},
             policy=policy,
@@ -333,28 +335,28 @@ _COMMENT_FAST = " AND ".join(
         _type_in("distinguished", "NULL", "VARCHAR", missing=True),
         f"({_type_in('edited', 'NULL', missing=True)} OR "
         f"({_type_in('edited', 'BOOLEAN')} AND {_val('edited')} = 'false'))",
-        # whole epoch seconds (a number, or digits as text) within datetime's range
-        f"({_ty('created_utc')} IS NULL OR (({_type_in('created_utc', *_INTEGER)} OR "
+        # whole epoch seconds (an integer, a float such as the API's 1366213409.0, or digits as text) within
+        # datetime's range
+        f"({_ty('created_utc')} IS NULL OR (({_type_in('created_utc', *_INTEGER, 'DOUBLE')} OR "
         f"({_type_in('created_utc', 'VARCHAR')} AND regexp_full_match({_val('created_utc')}, '[0-9]{{1,12}}')))"
-        f" AND TRY_CAST({_val('created_utc')} AS BIGINT) BETWEEN 0 AND {_MAX_EPOCH}))",
+        f" AND TRY_CAST({_val('created_utc')} AS DOUBLE) BETWEEN 0 AND {_MAX_EPOCH}"
+        f" AND TRY_CAST({_val('created_utc')} AS DOUBLE) = trunc(TRY_CAST({_val('created_utc')} AS DOUBLE))))",
     ]
 )
 
 # One pass over a block of lines: each line is checked as `classify` would, and comments of the common shape get
 # typed columns. `ok` lines are plainly well-formed; all others go to Python (`classify`), line by line.
 _CHECK = f"""
-WITH parsed AS (
-    SELECT file, lineno, line, CASE WHEN json_valid(line) THEN json_type(line) = 'OBJECT' ELSE false END AS obj
+WITH typed AS (
+    -- try(): a line that is not JSON gives NULLs (and goes to Python), not an error
+    SELECT file, lineno, line,
+        try(json_type(line, {_JSON_PATHS!r})) AS ty,
+        try(json_extract_string(line, {_JSON_PATHS!r})) AS v,
+        try(json_keys(line)) AS keys
     FROM batch
-), typed AS (
-    SELECT *,
-        CASE WHEN obj THEN json_type(line, {_JSON_PATHS!r}) END AS ty,
-        CASE WHEN obj THEN json_extract_string(line, {_JSON_PATHS!r}) END AS v,
-        CASE WHEN obj THEN len(json_keys(line)) = len(list_distinct(json_keys(line))) END AS unique_keys
-    FROM parsed
 ), checked AS (
     SELECT *,
-        obj AND unique_keys AND {_ty("id")} = 'VARCHAR' AS has_id,
+        ty IS NOT NULL AND len(keys) = len(list_distinct(keys)) AND {_ty("id")} = 'VARCHAR' AS has_id,
         {_ty("link_id")} IS NULL AND ({_ty("title")} IS NOT NULL OR {_ty("selftext")} IS NOT NULL) AS post
     FROM typed
 )
@@ -364,10 +366,10 @@ SELECT file, lineno, line, post,
     CASE WHEN post THEN {_val("id")} ELSE {_strip(_val("link_id"))} END AS thread,
     {_val("id")} AS id,
     {_strip(_val("parent_id"))} AS parent,
-    {_val("author")} AS author,
+    CASE WHEN {_type_in("author", "VARCHAR")} THEN {_val("author")} END AS author,
     {_val("body")} AS body,
     TRY_CAST({_val("score")} AS BIGINT) AS score,
-    TRY_CAST(TRY_CAST({_val("created_utc")} AS DOUBLE) AS BIGINT) AS created,
+    TRY_CAST(trunc(TRY_CAST({_val("created_utc")} AS DOUBLE)) AS BIGINT) AS created,  -- as Python's int()
     {_val("subreddit")} AS subreddit,
     {_val("distinguished")} AS distinguished,
     __TEXT__ AS text
@@ -376,7 +378,9 @@ FROM checked
 
 # the text whose tokens the token filters count (computed only when they are used)
 _TEXT = f"""CASE WHEN post
-    THEN concat_ws(chr(10) || chr(10), nullif({_val("title")}, ''), nullif({_val("selftext")}, ''))
+    THEN concat_ws(chr(10) || chr(10),
+        CASE WHEN {_type_in("title", "VARCHAR")} THEN nullif({_val("title")}, '') END,
+        CASE WHEN {_type_in("selftext", "VARCHAR")} THEN nullif({_val("selftext")}, '') END)
     ELSE {_val("body")} END"""
 
 _RECS = """
@@ -435,13 +439,13 @@ def _duckdb_rows(
             # every line is stored once: kept records with their columns (the line itself only when the record is
             # re-read by Python), lines Python must look at (not ok) with their text
             checked = _CHECK.replace("__TEXT__", _TEXT if selection.wants_tokens else "NULL")
-            # (MATERIALIZED: otherwise the filter re-evaluates the JSON checks, three times slower)
-            insert = (
-                f"INSERT INTO recs WITH c AS MATERIALIZED ({checked}) "
-                "SELECT thread, post, file, lineno, CASE WHEN fast THEN NULL ELSE line END, fast, "
-                f"id, parent, author, body, score, created, subreddit, distinguished, {tokens}, ok "
-                f"FROM c WHERE NOT ok OR ({keep})"
-            )
+            columns = "thread, post, file, lineno, CASE WHEN fast THEN NULL ELSE line END, fast, id, parent, author, "
+            columns += f"body, score, created, subreddit, distinguished, {tokens}, ok"
+            if params:  # MATERIALIZED: otherwise the filter re-evaluates the JSON checks, three times slower
+                insert = f"INSERT INTO recs WITH c AS MATERIALIZED ({checked}) SELECT {columns} FROM c "
+                insert += f"WHERE NOT ok OR ({keep})"
+            else:
+                insert = f"INSERT INTO recs SELECT {columns} FROM ({checked})"
             for index, path in enumerate(files):
                 for block, first_line in _prefetched(_blocks(path, on_bytes)):
                     _ingest(con, path, index, block, first_line, insert, params, selection, skip_bad, report)

@@ -44,9 +44,15 @@ def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> No
     )
 
 
+def post_title(data: dict[str, Any]) -> str | None:
+    """The submission's title; the API and the dumps escape ``&``, ``<`` and ``>`` in titles as HTML entities."""
+    title = data.get("title")
+    return html.unescape(title) if isinstance(title, str) else None
+
+
 def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
     pid = require(data, "id", str, path, **where)
-    title = data.get("title") or ""
+    title = post_title(data) or ""
     body = html.unescape(data.get("selftext") or "")
     author = data.get("author")
     return Node(
@@ -208,7 +214,7 @@ def read_thread_json(
         nodes,
         id=f"reddit:{root.id}",
         platform="reddit",
-        title=post["data"].get("title"),
+        title=post_title(post["data"]),
         root_id=root.id,
         meta={
             "source": "reddit-json",

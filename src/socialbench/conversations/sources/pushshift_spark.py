@@ -1,0 +1,218 @@
+"""The Spark engine for Pushshift / Arctic Shift dumps: the DuckDB engine's steps for archives beyond one machine.
+
+Each input file is one Spark task (a zstd stream cannot be split), read by the executor through the same reader the
+DuckDB engine uses: Python decompresses it and checks each line with `pushshift.classify`, so error messages and
+what counts as a record are the same. Spark applies the record filters, computes the thread statistics for the
+thread filters (comments, participants, start time, tokens, depth), sorts the kept records by thread and streams
+them to the driver, which builds the threads with `pushshift.assemble`, exactly as the DuckDB engine does.
+
+On a cluster, give ``--spark-master`` (``spark://host:7077``, ``yarn``, ``k8s://...``) and paths every executor can
+open (a shared file system); see docs/import.md. Spark and Java are needed only here: ``pip install
+'socialbench[spark]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...core.errors import InputError
+from ...core.jsonl import decode
+from ._common import ImportReport, line_blocks
+from .pushshift import ROW_FIELDS, DumpSelection, _keeps, classify, record_stats
+
+_ERRORS_KEPT = 20  # as ImportReport keeps
+
+
+def _parse_file(index: int, name: str, tokens: bool) -> Iterator[tuple[Any, ...]]:
+    """Rows for one file: ``(file, lineno, error, thread, post, line, id, parent, author, created, subreddit,
+    tokens)``; a bad line has its located message in ``error`` and nothing else."""
+    path = Path(name)
+    lineno = 0
+    try:
+        for block in line_blocks(path):
+            lines = block.split(b"\n")
+            if lines[-1] == b"":
+                lines.pop()
+            for raw in lines:
+                lineno += 1
+                if not raw.strip():
+                    continue
+                try:
+                    thread, is_post, record = classify(path, lineno, decode(path, raw, line=lineno))
+                except InputError as exc:
+                    yield (index, lineno, _carried(exc), None, None, None, None, None, None, None, None, None)
+                    continue
+                stats = record_stats(record, is_post, tokens)
+                subreddit = record.get("subreddit")
+                yield (
+                    index,
+                    lineno,
+                    None,
+                    thread,
+                    is_post,
+                    raw.decode("utf-8-sig"),
+                    record["id"],
+                    stats["parent"],
+                    stats["author"],
+                    stats["created"],
+                    subreddit if isinstance(subreddit, str) else None,
+                    stats["tokens"],
+                )
+    except InputError as exc:  # the file itself (truncated stream, an over-long line): after its good lines
+        yield (index, lineno + 1, _carried(exc), None, None, None, None, None, None, None, None, None)
+
+
+def _carried(exc: InputError) -> str:
+    return json.dumps([exc.path, exc.message, exc.line, exc.record])
+
+
+def _depth(comments: Iterator[tuple[str, str]] | list[tuple[str, str]], thread: str) -> int:
+    """Deepest level reached from the submission, level by level over (id, parent) pairs: the DuckDB engine's
+    recursive query (UNION semantics: an id reached at a level counts once there), capped at the comment count."""
+    children: dict[str, list[str]] = {}
+    count = 0
+    for cid, parent in comments:
+        children.setdefault(parent, []).append(cid)
+        count += 1
+    level, depth = {thread}, 0
+    while depth < count:
+        level = {c for p in level for c in children.get(p, ())}
+        if not level:
+            break
+        depth += 1
+    return depth
+
+
+def session(master: str | None) -> Any:
+    from pyspark.sql import SparkSession
+
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter, with socialbench
+    builder = SparkSession.builder.appName("socialbench-import").config("spark.ui.enabled", "false")
+    spark = builder.master(master or "local[*]").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def spark_rows(
+    files: Sequence[Path],
+    selection: DumpSelection,
+    skip_bad: bool,
+    report: ImportReport,
+    *,
+    master: str | None = None,
+) -> Iterator[dict[str, list[Any]]]:
+    """Sorted column batches of the kept records, as `pushshift.assemble` reads them."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    spark = session(master)
+    schema = T.StructType(
+        [
+            T.StructField("file", T.IntegerType()),
+            T.StructField("lineno", T.LongType()),
+            T.StructField("error", T.StringType()),
+            T.StructField("thread", T.StringType()),
+            T.StructField("post", T.BooleanType()),
+            T.StructField("line", T.StringType()),
+            T.StructField("id", T.StringType()),
+            T.StructField("parent", T.StringType()),
+            T.StructField("author", T.StringType()),
+            T.StructField("created", T.LongType()),
+            T.StructField("subreddit", T.StringType()),
+            T.StructField("tokens", T.LongType()),
+        ]
+    )
+    tokens = selection.wants_tokens
+    tasks = spark.sparkContext.parallelize([(i, str(p)) for i, p in enumerate(files)], numSlices=len(files))
+    rows = spark.createDataFrame(tasks.flatMap(lambda task: _parse_file(task[0], task[1], tokens)), schema)
+    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)  # read once: counted, checked, then grouped
+    try:
+        report.records += rows.count()
+        bad = rows.where(F.col("error").isNotNull())
+        first = bad.orderBy("file", "lineno").limit(_ERRORS_KEPT).collect()
+        if first:
+            if not skip_bad:
+                raise _error(first[0]["error"])
+            total = bad.count()
+            for row in first:
+                report.skip(_error(row["error"]))
+            report.skipped += total - len(first)
+        kept = rows.where(F.col("error").isNull())
+        if selection.subreddits or selection.thread_ids:
+            keep = selection  # plain values for the executors
+
+            def keeps(thread: str, subreddit: str | None) -> bool:
+                return _keeps(keep, thread, {"subreddit": subreddit} if subreddit is not None else {})
+
+            kept = kept.where(F.udf(lambda t, s: keeps(t, s), T.BooleanType())("thread", "subreddit"))
+        if selection.per_thread:
+            kept = kept.join(_chosen(kept, selection), "thread", "left_semi")
+        ordered = kept.orderBy(F.col("thread"), F.col("post").desc(), F.col("file"), F.col("lineno"))
+        batch: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
+        for row in ordered.select("thread", "post", "file", "lineno", "line").toLocalIterator():
+            for name in ("thread", "post", "file", "lineno", "line"):
+                batch[name].append(row[name])
+            batch["fast"].append(False)  # every record is re-read from its line by Python on the driver
+            if len(batch["thread"]) >= 20_000:
+                yield _padded(batch)
+                batch = {name: [] for name in ROW_FIELDS}
+        if batch["thread"]:
+            yield _padded(batch)
+    finally:
+        rows.unpersist()
+
+
+def _padded(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    n = len(batch["thread"])
+    return {name: values if values else [None] * n for name, values in batch.items()}
+
+
+def _error(carried: str) -> InputError:
+    """An executor's InputError, rebuilt on the driver."""
+    path, message, line, record = json.loads(carried)
+    return InputError(path, message, line=line, record=record)
+
+
+def _chosen(kept: Any, selection: DumpSelection) -> Any:
+    """The threads passing the thread filters, with the DuckDB engine's definitions (`pushshift._thread_filter_sql`)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    named = F.col("author").isNotNull() & ~F.col("author").isin("[deleted]", "[removed]")
+    stats = kept.groupBy("thread").agg(
+        F.count(F.when(~F.col("post"), 1)).alias("comments"),
+        F.countDistinct(F.when(named, F.col("author"))).alias("participants"),
+        F.coalesce(F.min(F.when(F.col("post"), F.col("created"))), F.min("created")).alias("started"),
+        F.coalesce(F.sum("tokens"), F.lit(0)).alias("tokens"),
+    )
+    if selection.wants_depth:
+        pairs = kept.where(~F.col("post")).select("thread", "id", "parent").rdd
+        depths = pairs.map(lambda r: (r["thread"], (r["id"], r["parent"]))).groupByKey()
+        depth_rows = depths.map(lambda kv: (kv[0], _depth(list(kv[1]), kv[0])))
+        depth_schema = T.StructType([T.StructField("thread", T.StringType()), T.StructField("depth", T.LongType())])
+        stats = stats.join(kept.sparkSession.createDataFrame(depth_rows, depth_schema), "thread", "left")
+        stats = stats.withColumn("depth", F.coalesce(F.col("depth"), F.lit(0)))
+    since, until = selection.started_bounds()
+    condition = F.lit(True)
+    for value, column, at_least in (
+        (selection.min_comments, "comments", True),
+        (selection.max_comments, "comments", False),
+        (selection.min_participants, "participants", True),
+        (selection.min_tokens, "tokens", True),
+        (selection.max_tokens, "tokens", False),
+        (selection.min_depth, "depth", True),
+        (selection.max_depth, "depth", False),
+        (since, "started", True),
+    ):
+        if value is not None:
+            condition = condition & (F.col(column) >= value if at_least else F.col(column) <= value)
+    if until is not None:
+        condition = condition & (F.col("started") < until)
+    return stats.where(condition).select("thread")

@@ -1,0 +1,428 @@
+"""Pushshift / Arctic Shift dumps: both engines (DuckDB, Spark in local mode) on dumps built here from the real Reddit
+answers in ../shared/data, their agreement with a plain-Python reference, thread selection inside the engine,
+and the inputs that used to exhaust memory."""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+import zstandard
+
+from socialbench.conversations.model import Thread
+from socialbench.conversations.sources import DumpSelection, ImportReport, InputError, read_pushshift, read_thread_json
+from socialbench.conversations.sources._common import MAX_LINE_BYTES, line_blocks
+from socialbench.conversations.sources.pushshift import ROW_FIELDS, Engine, _record_text, assemble, classify
+from socialbench.conversations.tokens import count_tokens
+
+ENGINES = ["duckdb", pytest.param("spark", marks=pytest.mark.spark)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_spark() -> Iterator[None]:
+    yield
+    if "pyspark" in sys.modules:
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Engine:
+    if request.param == "spark":
+        pytest.importorskip("pyspark", reason="the spark extra is not installed")
+        if shutil.which("java") is None:
+            pytest.skip("Spark needs Java; no `java` on PATH")
+    return cast(Engine, request.param)
+
+
+# ---- dumps built from the real API answers ---------------------------------------------------------------------
+def raw_records(data: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every submission and comment (the API's full records) of the two real Reddit threads, in time order as a
+    dump has them."""
+    posts, comments = [], []
+
+    def walk(things: list[Any]) -> None:
+        for thing in things:
+            if isinstance(thing, dict) and thing.get("kind") == "t1":
+                record = dict(thing["data"])
+                replies = record.pop("replies", None)
+                comments.append(record)
+                if isinstance(replies, dict):
+                    walk(replies["data"]["children"])
+
+    files = [data / "reddit/thread_1cebxh.json", data / "reddit/morechildren_1cebxh.json"]
+    files += sorted((data / "reddit/n49rw").glob("*.json"))
+    for f in files:
+        doc = json.loads(f.read_text())
+        if isinstance(doc, list):
+            post = doc[0]["data"]["children"][0]["data"]
+            if all(p["id"] != post["id"] for p in posts):
+                posts.append(post)
+            walk(doc[1]["data"]["children"])
+        else:
+            walk(doc["json"]["data"]["things"])
+    unique = {c["id"]: c for c in comments}
+    ordered = sorted(unique.values(), key=lambda c: (c["created_utc"], c["id"]))
+    return posts, ordered
+
+
+def edge_records() -> list[str]:
+    """Hand-made lines of unusual but valid shapes (each must be read the same way by every path)."""
+    base = {"link_id": "t3_edge", "parent_id": "t3_edge", "author": "a", "subreddit": "Edge"}
+
+    def line(**fields: Any) -> str:
+        return json.dumps(base | fields)
+
+    return [
+        json.dumps({"id": "edge", "title": "Edge &amp; cases", "selftext": "", "author": "op", "created_utc": 1e9}),
+        line(id="e1", body="fish &amp; chips &lt;3", created_utc=1_000_000_001, score=5),
+        line(id="e2", body="[deleted]", author="[deleted]", created_utc="1000000002", score=-3),
+        line(id="e3", body="[removed]", author=None, created_utc=1_000_000_003.5),
+        line(id="e4", body="scored as text", score="7", created_utc=1_000_000_004),
+        line(id="e5", body="edited", edited=1_000_000_100, distinguished="moderator", created_utc=1_000_000_005),
+        line(id="e6", body="edited flag", edited=True, created_utc=1_000_000_006),
+        line(id="e7", body="no time"),
+        line(id="e8", body="score float", score=2.0, subreddit=None, created_utc=1_000_000_008),
+        line(id="e9", parent_id="t1_e1", body="emoji \ud83d\ude00 and NUL \u0000 and é", created_utc=1_000_000_009),
+        '{"id": "e10", "link_id": "t3_edge", "parent_id": "t3_edge", "body": "escaped \\ud83d\\ude00 \\u00e9"}',
+        '{"id": "e11", "link_id": "t3_edge", "parent_id": "t3_edge", "body": "first", "body": "last wins"}',
+        line(id="e12", body="huge score", score=2**64 + 1, created_utc=1_000_000_012),
+        line(id="e13", body="bare ids", link_id="edge", parent_id="e1", created_utc=1_000_000_013),
+        line(id="e14", body="", score=None, author="", created_utc="  1000000014 "),
+        "",
+        "   ",
+    ]
+
+
+def write_dump(path: Path, lines: list[str], crlf: bool = False) -> Path:
+    text = ("\r\n" if crlf else "\n").join(lines) + "\n"
+    data = text.encode()
+    if path.suffix == ".zst":
+        data = zstandard.ZstdCompressor().compress(data)
+    elif path.suffix == ".gz":
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def dumps(data: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Comments split over a .zst and a .gz file (CRLF endings in one), submissions in a plain file."""
+    folder = tmp_path_factory.mktemp("dumps")
+    posts, comments = raw_records(data)
+    half = len(comments) // 2
+    lines = [json.dumps(c) for c in comments]
+    return [
+        write_dump(folder / "RC_a.zst", lines[:half] + edge_records()[1:]),
+        write_dump(folder / "RC_b.gz", lines[half:], crlf=True),
+        write_dump(folder / "RS.jsonl", [json.dumps(p) for p in posts] + edge_records()[:1]),
+    ]
+
+
+def reference(paths: list[Path], skip_bad: bool = False, report: ImportReport | None = None) -> list[Thread]:
+    """The dumps read by plain Python (every record through `classify` and the validating node builder), sorted
+    and assembled without any engine."""
+    report = report if report is not None else ImportReport()
+    rows = []
+    for index, path in enumerate(paths):
+        lineno = 0
+        for block in line_blocks(path):
+            parts = block.split(b"\n")
+            if parts[-1] == b"":
+                parts.pop()
+            for raw in parts:
+                lineno += 1
+                if not raw.strip():
+                    continue
+                report.records += 1
+                try:
+                    thread, post, _ = classify(path, lineno, raw.decode("utf-8-sig"))
+                except InputError as exc:
+                    if not skip_bad:
+                        raise
+                    report.skip(exc)
+                    continue
+                rows.append((thread, not post, index, lineno, raw.decode("utf-8-sig")))
+    rows.sort()
+    batch: dict[str, list[Any]] = {name: [None] * len(rows) for name in ROW_FIELDS}
+    batch["thread"] = [r[0] for r in rows]
+    batch["post"] = [not r[1] for r in rows]
+    batch["file"] = [r[2] for r in rows]
+    batch["lineno"] = [r[3] for r in rows]
+    batch["line"] = [r[4] for r in rows]
+    batch["fast"] = [False] * len(rows)
+    return list(assemble(paths, iter([batch]), skip_bad=skip_bad, report=report, policy="repair"))
+
+
+def edges(thread: Thread) -> set[tuple[str, str | None]]:
+    return {(n.id, n.parent_id) for n in thread.nodes}
+
+
+def dumped(threads: list[Thread]) -> list[dict[str, Any]]:
+    return [t.model_dump(mode="json") for t in threads]
+
+
+# ---- agreement ------------------------------------------------------------------------------------------------
+def test_engine_equals_the_python_reference(dumps: list[Path], engine: Engine) -> None:
+    expected = reference(dumps)
+    threads = list(read_pushshift(*dumps, engine=engine))
+    assert [t.id for t in threads] == ["reddit:1cebxh", "reddit:edge", "reddit:hbo4a7", "reddit:n49rw"]
+    assert dumped(threads) == dumped(expected)
+    assert threads[2].root.meta.get("placeholder") is True  # its comments came without their submission
+    n49rw = threads[3]
+    assert len(n49rw) == 1 + 1428 and n49rw.title and not n49rw.root.meta.get("placeholder")
+    edge = {n.id: n for n in threads[1].nodes}
+    assert edge["edge"].text == "Edge & cases"  # the submission file was read
+    assert edge["e1"].text == "fish & chips <3" and edge["e2"].deleted and edge["e3"].removed
+    assert edge["e4"].score == 7 and edge["e8"].score == 2 and edge["e12"].score == 2**64 + 1
+    assert edge["e5"].meta == {"subreddit": "Edge", "edited": 1_000_000_100, "distinguished": "moderator"}
+    assert edge["e11"].text == "last wins"  # a repeated key: the last value, as Python's json reads it
+    assert edge["e9"].text == "emoji 😀 and NUL \x00 and é" and edge["e10"].text == "escaped 😀 é"
+    assert edge["e13"].parent_id == "e1" and edge["e14"].created is not None
+
+
+def test_duckdb_builds_common_records_from_columns(dumps: list[Path]) -> None:
+    """The DuckDB engine's shortcut (nodes built from typed columns) is taken for the real records and yields the
+    nodes the validating builder yields (the previous test compares them all)."""
+    import duckdb
+
+    from socialbench.conversations.sources import pushshift
+
+    seen: list[bool] = []
+    original = pushshift._grouped
+
+    def spy(con: duckdb.DuckDBPyConnection, selection: DumpSelection) -> Iterator[dict[str, list[Any]]]:
+        for batch in original(con, selection):
+            seen.extend(batch["fast"])
+            yield batch
+
+    pushshift._grouped = spy  # type: ignore[assignment]
+    try:
+        list(read_pushshift(*dumps))
+    finally:
+        pushshift._grouped = original
+    assert sum(seen) > 0.9 * len(seen)  # nearly every record takes the shortcut...
+    assert not all(seen)  # ...and the unusual ones do not
+
+
+def test_bad_lines_agree(dumps: list[Path], tmp_path: Path, engine: Engine) -> None:
+    good = zstandard.ZstdDecompressor().decompress(dumps[0].read_bytes(), max_output_size=1 << 28)
+    broken = ['{"id": "zz", "link_id": "t3_1ceb', "not json", '{"id": 5}', "[1, 2]"]
+    broken += ['{"id": "x1", "link_id": "t3_q", "parent_id": "t3_q", "body": "bad \\udcff surrogate"}']
+    broken += ['{"id": "x2", "link_id": "t3_q", "parent_id": "t3_q", "created_utc": "soon"}']
+    bad = write_dump(tmp_path / "RC_bad.zst", [*good.decode().splitlines()[:40], *broken])
+    with pytest.raises(InputError, match=r"RC_bad\.zst:41: truncated JSON line"):
+        list(read_pushshift(bad, engine=engine))
+    got, want = ImportReport(), ImportReport()
+    threads = list(read_pushshift(bad, engine=engine, skip_bad=True, report=got))
+    assert dumped(threads) == dumped(reference([bad], skip_bad=True, report=want))
+    assert (got.records, got.skipped, got.errors) == (want.records, want.skipped, want.errors)
+    assert got.skipped == 6 and got.records == 46
+    assert any("RC_bad.zst:44" in e and "expected a JSON object" in e for e in got.errors)
+    assert any("RC_bad.zst:46" in e and "created_utc" in e for e in got.errors)
+
+
+def test_non_utf8_and_truncated(dumps: list[Path], tmp_path: Path, engine: Engine) -> None:
+    good = json.dumps({"id": "a", "link_id": "t3_q", "parent_id": "t3_q", "body": "fine"}).encode()
+    mixed = tmp_path / "RC.jsonl"
+    mixed.write_bytes(good + b"\n" + b'{"id": "\xff\xfe"}\n' + good.replace(b'"a"', b'"b"') + b"\n")
+    with pytest.raises(InputError, match=r"RC\.jsonl:2: not UTF-8"):
+        list(read_pushshift(mixed, engine=engine))
+    report = ImportReport()
+    [thread] = read_pushshift(mixed, engine=engine, skip_bad=True, report=report)
+    assert {n.id for n in thread.nodes} == {"q", "a", "b"} and report.skipped == 1
+    cut = tmp_path / "RC_cut.zst"
+    whole = dumps[0].read_bytes()
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InputError, match=r"RC_cut\.zst.*truncated zstd stream"):
+        list(read_pushshift(cut, engine=engine))
+
+
+# ---- selection inside the engine --------------------------------------------------------------------------------
+def test_selection(dumps: list[Path], engine: Engine) -> None:
+    everything = {t.id: t for t in reference(dumps)}
+
+    def chosen(**limits: Any) -> set[str]:
+        selection = DumpSelection(**limits)
+        return {t.id for t in read_pushshift(*dumps, selection=selection, engine=engine)}
+
+    comments = {k: len(t) - 1 for k, t in everything.items()}
+    assert chosen(min_comments=100) == {k for k, n in comments.items() if n >= 100}
+    assert chosen(max_comments=100) == {k for k, n in comments.items() if n <= 100}
+    assert chosen(min_comments=100, max_comments=1000) == {k for k, n in comments.items() if 100 <= n <= 1000}
+    started = {k: t.root.created or min(n.created for n in t.nodes if n.created) for k, t in everything.items()}
+    day = started["reddit:n49rw"].date()
+    assert chosen(since=day, until=day) == {k for k, s in started.items() if s.date() == day}
+    assert chosen(until=day) == {k for k, s in started.items() if s.date() <= day}
+    people = {k: len({n.author for n in t.nodes if n.author is not None}) for k, t in everything.items()}
+    assert chosen(min_participants=50) == {k for k, n in people.items() if n >= 50}
+    depth = {k: t.max_depth() for k, t in everything.items()}
+    assert len(set(depth.values())) >= 3  # the threads differ, so each bound below splits them
+    middle = sorted(depth.values())[1]
+    assert chosen(min_depth=middle) == {k for k, d in depth.items() if d >= middle}
+    assert chosen(max_depth=middle) == {k for k, d in depth.items() if d <= middle}
+    tokens: dict[str, int] = collections.Counter()
+    for path in dumps:
+        for lineno, raw in enumerate(b"".join(line_blocks(path)).split(b"\n"), 1):
+            if raw.strip():
+                thread, post, record = classify(path, lineno, raw.decode())
+                tokens[f"reddit:{thread}"] += count_tokens(_record_text(record, post))
+    middle_tokens = sorted(tokens.values())[1]
+    assert chosen(min_tokens=middle_tokens) == {k for k, n in tokens.items() if n >= middle_tokens}
+    assert chosen(max_tokens=middle_tokens - 1) == {k for k, n in tokens.items() if n < middle_tokens}
+    assert chosen(subreddits=("EDGE",)) == {"reddit:edge"}
+    assert chosen(thread_ids=("t3_n49rw", "1cebxh"), min_comments=1000) == {"reddit:n49rw"}
+
+
+def test_selection_is_validated() -> None:
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        DumpSelection(min_comments=-1)
+    with pytest.raises(ValueError, match="valid date"):
+        DumpSelection.model_validate({"since": "last year"})
+
+
+# ---- memory and size limits --------------------------------------------------------------------------------------
+def test_a_decompression_bomb_without_newlines_stops_early(tmp_path: Path) -> None:
+    """1 GiB of NUL bytes in a 32 KB .zst (it used to be gathered into one 'line': 2.1 GB of memory)."""
+    bomb = tmp_path / "RC_bomb.zst"
+    compressor = zstandard.ZstdCompressor(level=19)
+    with bomb.open("wb") as out, compressor.stream_writer(out) as writer:
+        zeros = bytes(1 << 20)
+        for _ in range(1024):
+            writer.write(zeros)
+    assert bomb.stat().st_size < 64 * 1024
+    script = (
+        "import resource, sys\n"
+        "from socialbench.conversations.sources import InputError, read_pushshift\n"
+        "try:\n"
+        f"    list(read_pushshift({str(bomb)!r}))\n"
+        "except InputError as exc:\n"
+        "    print(exc)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    message, peak_mb = out.strip().splitlines()
+    assert (
+        message == f"{bomb}:1: line longer than {MAX_LINE_BYTES // 2**20} MiB without a newline: not a JSON-lines file?"
+    )
+    assert int(peak_mb) < 600, f"peak memory {peak_mb} MB"
+
+
+def test_cli_import_with_selection(dumps: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "episodes.jsonl"
+    cmd = [sys.executable, "-m", "socialbench.cli", "import", "pushshift", *map(str, dumps), "-o", str(out)]
+    done = subprocess.run([*cmd, "--select", "min_comments=1000"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "wrote 1 episodes" in done.stderr
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["reddit:n49rw"]
+    before = out.read_bytes()
+    bad = subprocess.run([*cmd, "--select", "min_comment=3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "min_comment=3" in bad.stderr and "min_comments" in bad.stderr
+    none = subprocess.run([*cmd, "--select", "min_comments=100000"], capture_output=True, text=True)
+    assert none.returncode == 2 and "no episodes found" in none.stderr and "matching the filters" in none.stderr
+    assert out.read_bytes() == before
+    wrong = subprocess.run(
+        [sys.executable, "-m", "socialbench.cli", "import", "cmv", str(dumps[2]), "-o", str(out), "--engine", "spark"],
+        capture_output=True,
+        text=True,
+    )
+    assert wrong.returncode == 2 and "pushshift format only" in wrong.stderr
+
+
+# ---- the importer's original tests, on both engines -------------------------------------------------------------
+def pushshift_records(data: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    doc = json.loads((data / "reddit/thread_1cebxh.json").read_text())
+    post = doc[0]["data"]["children"][0]["data"]
+    comments: list[dict[str, Any]] = []
+
+    def walk(things: list[dict[str, Any]]) -> None:
+        for t in things:
+            if t["kind"] != "t1":
+                continue
+            d = t["data"]
+            comments.append(
+                {k: d[k] for k in ("id", "link_id", "parent_id", "author", "body", "score", "subreddit")}
+                | {"created_utc": str(int(d["created_utc"]))}
+            )
+            if d["replies"]:
+                walk(d["replies"]["data"]["children"])
+
+    walk(doc[1]["data"]["children"])
+    comments.sort(key=lambda c: int(c["created_utc"]))  # dumps are in time order, threads interleaved
+    submission = {k: post[k] for k in ("id", "title", "selftext", "author", "created_utc", "score", "subreddit")}
+    return submission, comments
+
+
+def write_zst(path: Path, records: list[dict[str, Any]], extra_lines: list[str] = ()) -> Path:  # type: ignore[assignment]
+    lines = [json.dumps(r) for r in records] + list(extra_lines)
+    path.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
+def test_pushshift_zst_rebuilds_the_thread(data: Path, tmp_path: Path, engine: Engine) -> None:
+    submission, comments = pushshift_records(data)
+    other = [
+        dict(c, id=f"x{i}", link_id="t3_other", parent_id="t3_other", subreddit="AskReddit")
+        for i, c in enumerate(comments[:5])
+    ]
+    mixed = sorted(comments + other, key=lambda c: int(c["created_utc"]))
+    rc = write_zst(tmp_path / "RC_2013-04.zst", mixed)
+    rs = tmp_path / "RS_2013-04.jsonl"
+    rs.write_text(json.dumps(submission) + "\n")
+    reference = next(read_thread_json(data / "reddit/thread_1cebxh.json"))
+
+    threads = {t.id: t for t in read_pushshift(rc, rs, engine=engine)}
+    assert set(threads) == {"reddit:1cebxh", "reddit:other"}
+    rebuilt = threads["reddit:1cebxh"]
+    assert edges(rebuilt) == edges(reference) and rebuilt.title == reference.title
+    assert threads["reddit:other"].root.meta.get("placeholder") is True  # submission not given
+    assert len(threads["reddit:other"]) == 6
+
+    only = list(read_pushshift(rc, subreddits=["askreddit"], engine=engine))
+    assert [t.id for t in only] == ["reddit:other"]
+    assert [t.id for t in read_pushshift(rc, thread_ids=["t3_1cebxh"], engine=engine)] == ["reddit:1cebxh"]
+
+
+def test_pushshift_bad_lines(data: Path, tmp_path: Path, engine: Engine) -> None:
+    _, comments = pushshift_records(data)
+    bad = write_zst(tmp_path / "RC_bad.zst", comments[:10], ['{"id": "zz", "link_id": "t3_1ceb', "not json"])
+    with pytest.raises(InputError, match=r"RC_bad\.zst:11: truncated JSON line"):
+        list(read_pushshift(bad, engine=engine))
+    report = ImportReport()
+    threads = list(read_pushshift(bad, skip_bad=True, report=report, engine=engine))
+    assert report.skipped == 2 and report.records == 12 and "RC_bad.zst:12" in report.errors[1]
+    assert len(threads) == 1
+    missing = write_zst(tmp_path / "RC_missing.zst", [{k: v for k, v in comments[0].items() if k != "link_id"}])
+    with pytest.raises(InputError, match=r"RC_missing\.zst:1 \(record \w+\): missing field 'link_id'"):
+        list(read_pushshift(missing, engine=engine))
+    wrong = write_zst(tmp_path / "RC_type.zst", [dict(comments[0], body=17)])
+    with pytest.raises(InputError, match=r"RC_type\.zst:1.*'body' should be str"):
+        list(read_pushshift(wrong, engine=engine))
+
+
+def test_pushshift_truncated_zst(data: Path, tmp_path: Path, engine: Engine) -> None:
+    _, comments = pushshift_records(data)
+    whole = write_zst(tmp_path / "RC_whole.zst", comments)
+    cut = tmp_path / "RC_cut.zst"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with pytest.raises(InputError, match=r"RC_cut\.zst"):
+        list(read_pushshift(cut, engine=engine))
+
+
+def test_pushshift_non_utf8(data: Path, tmp_path: Path, engine: Engine) -> None:
+    _, comments = pushshift_records(data)
+    path = tmp_path / "RC.jsonl"
+    path.write_bytes(json.dumps(comments[0]).encode() + b"\n" + b'{"id": "\xff\xfe"}\n')
+    with pytest.raises(InputError, match=r"RC\.jsonl:2: not UTF-8"):
+        list(read_pushshift(path, engine=engine))
