@@ -108,12 +108,21 @@ class Node(BaseModel):
         Pydantic's own `model_construct` does the same, three times slower. Only for importers whose tests compare
         the result with the validated node (`tests/test_dumps.py`)."""
         node = cls.__new__(cls)
-        values: dict[str, Any] = {"id": id, "parent_id": parent_id, "author": author, "created": created}
-        values |= {"text": text, "score": score, "deleted": deleted, "removed": removed, "meta": meta}
-        object.__setattr__(node, "__dict__", values)
-        object.__setattr__(node, "__pydantic_fields_set__", set(values))
-        object.__setattr__(node, "__pydantic_extra__", None)
-        object.__setattr__(node, "__pydantic_private__", None)
+        values: dict[str, Any] = {
+            "id": id,
+            "parent_id": parent_id,
+            "author": author,
+            "created": created,
+            "text": text,
+            "score": score,
+            "deleted": deleted,
+            "removed": removed,
+            "meta": meta,
+        }
+        _set(node, "__dict__", values)
+        _set(node, "__pydantic_fields_set__", set(_NODE_FIELDS))
+        _set(node, "__pydantic_extra__", None)
+        _set(node, "__pydantic_private__", None)
         return node
 
     @field_validator("meta")
@@ -121,6 +130,9 @@ class Node(BaseModel):
     def _meta_encodable(cls, value: dict[str, Any]) -> dict[str, Any]:
         return encodable_meta(value)
 
+
+_NODE_FIELDS = tuple(Node.model_fields)
+_set = object.__setattr__  # a frozen model's own __setattr__ refuses
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

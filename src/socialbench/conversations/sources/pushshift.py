@@ -277,13 +277,17 @@ def fast_comment_node(
     """`reddit._comment_node` for a record whose fields the engine has already checked and typed (strings that are
     valid Unicode, an integer score, whole epoch seconds within datetime's range, no ``edited`` value to keep):
     the same node, without re-validating what is known to be valid."""
-    text = html.unescape(body or "")
-    meta = {k: v for k, v in (("subreddit", subreddit), ("distinguished", distinguished)) if v is not None}
+    text = html.unescape(body) if body and "&" in body else (body or "")
+    meta = {}
+    if subreddit is not None:
+        meta["subreddit"] = subreddit
+    if distinguished is not None:
+        meta["distinguished"] = distinguished
     return Node.trusted(
         id=cid,
         parent_id=parent,
         author=None if author in _DELETED else author,
-        created=None if created is None else datetime.fromtimestamp(float(created), tz=UTC),
+        created=None if created is None else datetime.fromtimestamp(created, tz=UTC),
         text="" if text in _DELETED else text,
         score=score,
         deleted=text == "[deleted]" or author == "[deleted]",
