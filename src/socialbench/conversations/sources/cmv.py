@@ -8,6 +8,7 @@ records the label: ``meta["delta"]`` from the folder (``positive`` / ``negative`
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,6 +18,10 @@ from lxml import etree
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
+
+# every tag but the file's structure (argument-mining markup such as <claim>, <premise>), removed when the file
+# is not well-formed; the text is read with inline markup removed anyway
+_INLINE_TAG = re.compile(rb"</?(?!(?:thread|title|source|OP|reply)[\s/>])[A-Za-z][^<>]*>")
 
 DELTA_MARKS = ("∆", "Δ", "!delta", "&#8710;")
 _LABELS = {"positive": True, "negative": False}
@@ -50,17 +55,35 @@ def parse_exchange(path: Path) -> dict[str, Any]:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror}") from None
+    if b"<!ENTITY" in data:  # no released file declares entities; expanding them is how XML bombs work
+        raise InputError(
+            path, "declares XML entities (<!ENTITY>): refused", line=data[: data.index(b"<!ENTITY")].count(b"\n") + 1
+        )
     recovered = None
     try:
         root = etree.fromstring(data)
     except etree.XMLSyntaxError as exc:
+        if data.strip() and not data.rstrip().endswith(b"</thread>"):  # every released file ends with it
+            raise InputError(
+                path, f"truncated file: it ends before </thread> ({exc.msg})", line=data.count(b"\n") + 1
+            ) from None
         recovered = f"line {exc.lineno}: {exc.msg}"
-        try:
-            root = etree.fromstring(data, parser=etree.XMLParser(recover=True))
-        except etree.XMLSyntaxError:  # nothing to recover (an empty or all-zero file)
-            root = None
-        if root is None:
-            raise InputError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
+        try:  # mis-nested inline markup is the usual cause: without it the structure is intact
+            root = etree.fromstring(_INLINE_TAG.sub(b"", data))
+        except etree.XMLSyntaxError:
+            try:
+                root = etree.fromstring(data, parser=etree.XMLParser(recover=True, resolve_entities=False))
+            except etree.XMLSyntaxError:  # nothing to recover (an empty or all-zero file)
+                root = None
+            if root is None:
+                raise InputError(path, f"malformed XML: {exc.msg}", line=exc.lineno) from None
+        found, written = len(root.findall("reply")), len(re.findall(rb"<reply[\s>]", data))
+        if found != written:
+            raise InputError(
+                path,
+                f"malformed XML ({recovered}); recovering it would lose {written - found} of {written} replies",
+                line=exc.lineno,
+            ) from None
         warnings.warn(f"{path}: malformed XML recovered ({recovered})", stacklevel=2)
     if root.tag != "thread" or not root.get("ID"):
         raise InputError(path, "expected a <thread ID=...> element")
@@ -84,6 +107,11 @@ def parse_exchange(path: Path) -> dict[str, Any]:
         "file": f"{path.parent.name}/{path.name}",
         "recovered": recovered,
     }
+
+
+def _recovered(exchanges: list[dict[str, Any]]) -> dict[str, str]:
+    """Files of the thread read by the recovering parser, with the problem found in each."""
+    return {e["file"]: e["recovered"] for e in exchanges if e["recovered"]}
 
 
 def _text(element: Any) -> str:
@@ -144,6 +172,7 @@ def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator
                 "url": first["url"],
                 "exchanges": len(exchanges),
                 "files": [e["file"] for e in exchanges],
-            },
+            }
+            | ({"recovered_xml": recovered} if (recovered := _recovered(exchanges)) else {}),
             policy=policy,
         )

@@ -100,34 +100,29 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
     # another item lists it among its `kids` (the site's own record of the tree), noting the repair.
     listed_by = {kid: it for it, raw in items.items() for kid in (raw.get("kids") or []) if isinstance(kid, int)}
     relinked: dict[int, str] = {}
-    for iid in list(items):
-        seen, current = [iid], iid
-        while (parent := items[current].get("parent")) in items and parent not in seen:
-            seen.append(parent)
-            current = parent
-        if parent in seen and iid == min(seen[seen.index(parent) :]):  # one repair per cycle, at its lowest id
-            cycle = seen[seen.index(parent) :]
-            for member in cycle:
-                if listed_by.get(member) is not None and listed_by[member] not in cycle:
-                    items[member] = {**items[member], "parent": listed_by[member]}
-                    relinked[member] = (
-                        f"parent cycle {cycle}: linked under {listed_by[member]}, which lists it as a kid"
-                    )
+    top_of: dict[int, int] = {}  # each item's topmost known ancestor; every chain is walked once (linear time)
+    for start in items:
+        while start not in top_of:
+            path: list[int] = []
+            on_path: dict[int, int] = {}
+            current = start
+            while current not in top_of and current not in on_path:
+                on_path[current] = len(path)
+                path.append(current)
+                parent = items[current].get("parent")
+                if parent not in items:
+                    top_of.update(dict.fromkeys(path, current))
                     break
+                current = parent
             else:
-                items[iid] = {k: v for k, v in items[iid].items() if k != "parent"}
-                relinked[iid] = f"parent cycle {cycle}: cut at {iid}"
-
-    def top(iid: int) -> int:
-        seen = {iid}
-        while (parent := items[iid].get("parent")) in items and parent not in seen:
-            iid = parent
-            seen.add(iid)
-        return iid
+                if current in top_of:  # joined a chain already walked
+                    top_of.update(dict.fromkeys(path, top_of[current]))
+                else:  # walked into a parent cycle: repair it, then walk again
+                    _repair_cycle(path[on_path[current] :], items, listed_by, relinked)
 
     threads: dict[int, list[int]] = {}
     for iid in items:
-        threads.setdefault(top(iid), []).append(iid)
+        threads.setdefault(top_of[iid], []).append(iid)
     for root, members in sorted(threads.items()):
         # `kids` order is the site's order; list members so each parent's kids come in that order.
         rank = {kid: i for it in members for i, kid in enumerate(items[it].get("kids") or [])}
@@ -169,3 +164,19 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
             meta=meta,
             policy=policy,
         )
+
+
+def _repair_cycle(
+    loop: list[int], items: dict[int, dict[str, Any]], listed_by: dict[int, int], relinked: dict[int, str]
+) -> None:
+    """Break a parent cycle: link its first member (in parent order from its lowest id) that an item outside the
+    cycle lists among its `kids` under that item; when none is, cut the cycle at its lowest id."""
+    low = loop.index(min(loop))
+    cycle = loop[low:] + loop[:low]
+    for member in cycle:
+        if listed_by.get(member) is not None and listed_by[member] not in cycle:
+            items[member] = {**items[member], "parent": listed_by[member]}
+            relinked[member] = f"parent cycle {cycle}: linked under {listed_by[member]}, which lists it as a kid"
+            return
+    items[cycle[0]] = {k: v for k, v in items[cycle[0]].items() if k != "parent"}
+    relinked[cycle[0]] = f"parent cycle {cycle}: cut at {cycle[0]}"

@@ -16,6 +16,10 @@ from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import GroupSpool, html_to_text
 
+MAX_ATTRIBUTE_CHARS = 1_000_000
+"""Longest attribute read: a post's HTML body is at most 30,000 characters on Stack Exchange; a longer one is a
+damaged or hostile file, refused before its HTML is parsed."""
+
 
 def parse_tags(raw: str | None) -> list[str]:
     """Both dump syntaxes: ``<a><b>`` (older dumps) and ``|a|b|`` (newer dumps)."""
@@ -35,6 +39,14 @@ def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[d
         for _event, elem in ET.iterparse(path, events=("end",)):
             if elem.tag == "row":
                 count += 1
+                for key, value in elem.attrib.items():
+                    if len(value) > MAX_ATTRIBUTE_CHARS:
+                        raise InputError(
+                            path,
+                            f"attribute {key!r} holds {len(value):,} characters, more than the "
+                            f"{MAX_ATTRIBUTE_CHARS:,} read (Stack Exchange caps a post at 30,000 characters)",
+                            record=f"Id={elem.get('Id', '?')}",
+                        )
                 yield dict(elem.attrib)
                 elem.clear()
                 if on_row is not None:
@@ -99,7 +111,7 @@ def read_stackexchange(
             qid = int(key[1:])
             posts = [json.loads(p) for p in payloads]
             comments = [json.loads(p) for p in spool.get(f"c{qid:012d}")]
-            yield _thread(site, qid, posts, comments, names, posts_xml, policy)
+            yield _thread(site, qid, posts, comments, names, (posts_xml, comments_xml), policy)
 
 
 def _author(row: dict[str, str], names: dict[str, str]) -> str | None:
@@ -117,9 +129,10 @@ def _thread(
     posts: list[dict[str, str]],
     comments: list[dict[str, str]],
     names: dict[str, str],
-    path: Path,
+    paths: tuple[Path, Path],
     policy: IntegrityPolicy,
 ) -> Thread:
+    posts_xml, comments_xml = paths
     question = next((p for p in posts if p.get("PostTypeId") == "1"), None)
     nodes: list[Node] = []
     meta: dict[str, Any] = {"source": "stackexchange", "site": site}
@@ -135,7 +148,7 @@ def _thread(
                 author=_author(row, names),
                 created=row.get("CreationDate"),
                 text=text,
-                score=_int(row, "Score", path, f"Id={row['Id']}", required=False),
+                score=_int(row, "Score", posts_xml, f"Id={row['Id']}", required=False),
                 meta={
                     "post_type": "question" if is_q else "answer",
                     **({"accepted": True} if question and question.get("AcceptedAnswerId") == row["Id"] else {}),
@@ -150,7 +163,7 @@ def _thread(
                 author=_author(row, names),
                 created=row.get("CreationDate"),
                 text=row.get("Text", ""),
-                score=_int(row, "Score", path, f"Id={row['Id']}", required=False),
+                score=_int(row, "Score", comments_xml, f"Id={row['Id']}", required=False),
                 meta={"post_type": "comment"},
             )
         )
