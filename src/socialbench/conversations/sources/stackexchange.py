@@ -19,6 +19,8 @@ from ._common import GroupSpool, html_to_text
 MAX_ATTRIBUTE_CHARS = 1_000_000
 """Longest attribute read: a post's HTML body is at most 30,000 characters on Stack Exchange; a longer one is a
 damaged or hostile file, refused before its HTML is parsed."""
+MAX_ROW_BYTES = 8 * 2**20
+"""Most XML read for one ``<row>`` (an attribute at the character limit, escaped, fits)."""
 
 
 def parse_tags(raw: str | None) -> list[str]:
@@ -31,31 +33,60 @@ def parse_tags(raw: str | None) -> list[str]:
 
 
 def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[dict[str, str]]:
-    """Stream the ``<row .../>`` attributes of a dump file with bounded memory."""
+    """Stream the ``<row .../>`` attributes of a dump file with bounded memory and time.
+
+    The file is fed to expat in chunks. expat re-scans an unfinished element on every chunk, so one enormous
+    element would take time quadratic in its size (a 200 MB attribute: hours); more than `MAX_ROW_BYTES` without a
+    finished row is an error instead."""
     if not path.exists():
         raise InputError(path, "file not found")
     count = 0
+    line = 1  # the line being read, for errors found between rows
+    parser = ET.XMLPullParser(events=("end",))
     try:
-        for _event, elem in ET.iterparse(path, events=("end",)):
-            if elem.tag == "row":
-                count += 1
-                for key, value in elem.attrib.items():
-                    if len(value) > MAX_ATTRIBUTE_CHARS:
-                        raise InputError(
-                            path,
-                            f"attribute {key!r} holds {len(value):,} characters, more than the "
-                            f"{MAX_ATTRIBUTE_CHARS:,} read (Stack Exchange caps a post at 30,000 characters)",
-                            record=f"Id={elem.get('Id', '?')}",
-                        )
-                yield dict(elem.attrib)
-                elem.clear()
-                if on_row is not None:
-                    on_row(count)
+        with path.open("rb") as handle:
+            unfinished = 0  # bytes fed since the last finished row
+            while chunk := handle.read(1 << 16):
+                parser.feed(chunk)
+                unfinished += len(chunk)
+                for _event, elem in parser.read_events():
+                    if elem.tag == "row":
+                        count += 1
+                        unfinished = 0
+                        _check_sizes(elem, path)
+                        yield dict(elem.attrib)
+                        elem.clear()
+                        if on_row is not None:
+                            on_row(count)
+                if unfinished > MAX_ROW_BYTES:
+                    raise InputError(
+                        path,
+                        f"more than {MAX_ROW_BYTES // 2**20} MiB without a complete <row> (after {count} rows): "
+                        "not a dump file?",
+                        line=line + chunk.count(b"\n"),
+                    )
+                line += chunk.count(b"\n")
+            parser.close()
+            for _event, elem in parser.read_events():
+                if elem.tag == "row":
+                    _check_sizes(elem, path)
+                    yield dict(elem.attrib)
     except ET.ParseError as exc:
         line, column = exc.position
         raise InputError(
             path, f"malformed XML ({exc.msg if hasattr(exc, 'msg') else exc}, column {column})", line=line
         ) from None
+
+
+def _check_sizes(elem: ET.Element, path: Path) -> None:
+    for key, value in elem.attrib.items():
+        if len(value) > MAX_ATTRIBUTE_CHARS:
+            raise InputError(
+                path,
+                f"attribute {key!r} holds {len(value):,} characters, more than the {MAX_ATTRIBUTE_CHARS:,} read "
+                "(Stack Exchange caps a post at 30,000 characters)",
+                record=f"Id={elem.get('Id', '?')}",
+            )
 
 
 def _int(row: dict[str, str], key: str, path: Path, record: str, required: bool = True) -> int | None:
