@@ -1,12 +1,13 @@
-"""Streaming Pushshift import vs. a naive load-everything-then-group baseline.
+"""Pushshift import: the DuckDB engine vs. a naive load-everything-then-group loader vs. the old SQLite spool.
 
 Builds synthetic Pushshift-style comment dumps (.zst; comments of many threads interleaved in time order, as
-in the monthly RC_ files), then, each in a fresh process, imports them with `read_pushshift` and with the
-naive baseline, and prints throughput (uncompressed MB/s) and peak resident memory. Two dump sizes show
-whether peak memory grows with the dump.
+in the monthly RC_ files), then, each in a fresh process, imports them with `read_pushshift` (DuckDB), the
+naive loader and the spool, and prints throughput (uncompressed MB/s), peak resident memory and the ratios.
+Two dump sizes show whether peak memory grows with the dump.
 
     python benchmarks/import_speed.py                 # 256 MB and 1024 MB dumps (uncompressed)
     python benchmarks/import_speed.py --sizes 64 256  # quicker
+    python benchmarks/import_speed.py --phases 1024   # where the DuckDB engine's time goes
 """
 
 from __future__ import annotations
@@ -162,12 +163,45 @@ def naive(path: str) -> tuple[int, int]:
     return len(grouped), comments
 
 
+def phases(path: str) -> tuple[int, int]:
+    """The DuckDB engine with its phases timed: reading and checking (ingest), sorting, building threads."""
+    from socialbench.conversations.sources import pushshift
+
+    spent = {"ingest": 0.0, "sort": 0.0, "fetch": 0.0}
+    ingest, grouped = pushshift._ingest, pushshift._grouped
+
+    def timed_ingest(*args, **kwargs):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        ingest(*args, **kwargs)
+        spent["ingest"] += time.perf_counter() - start
+
+    def timed_grouped(*args):  # type: ignore[no-untyped-def]
+        start, first = time.perf_counter(), True
+        for batch in grouped(*args):
+            spent["sort" if first else "fetch"] += time.perf_counter() - start
+            first = False
+            yield batch
+            start = time.perf_counter()
+
+    pushshift._ingest, pushshift._grouped = timed_ingest, timed_grouped
+    start = time.perf_counter()
+    threads, comments = duckdb_engine(path)
+    total = time.perf_counter() - start
+    rest = total - sum(spent.values())
+    print(
+        f"phases: {total:.1f} s = ingest (decompress, check, store) {spent['ingest']:.1f} s + sort "
+        f"{spent['sort']:.1f} s + fetch {spent['fetch']:.1f} s + building threads {rest:.1f} s",
+        file=sys.stderr,
+    )
+    return threads, comments
+
+
 MODES = {"duckdb": duckdb_engine, "naive": naive, "spool": spool}
 
 
 def child(mode: str, path: str) -> None:
     start = time.perf_counter()
-    threads, comments = MODES[mode](path)
+    threads, comments = (phases if mode == "phases" else MODES[mode])(path)
     seconds = time.perf_counter() - start
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"threads": threads, "comments": comments, "seconds": seconds, "peak_mb": peak_mb}))
@@ -183,10 +217,17 @@ def measure(mode: str, path: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024], help="dump sizes in MB (uncompressed)")
+    parser.add_argument("--phases", type=int, metavar="MB", help="time the DuckDB engine's phases on one dump size")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
+        return
+    if args.phases:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / f"RC_bench_{args.phases}.zst"
+            build_dump(path, args.phases)
+            child("phases", str(path))
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -103,22 +103,22 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
     top_of: dict[int, int] = {}  # each item's topmost known ancestor; every chain is walked once (linear time)
     for start in items:
         while start not in top_of:
-            path: list[int] = []
-            on_path: dict[int, int] = {}
+            chain: list[int] = []
+            on_chain: dict[int, int] = {}
             current = start
-            while current not in top_of and current not in on_path:
-                on_path[current] = len(path)
-                path.append(current)
+            while current not in top_of and current not in on_chain:
+                on_chain[current] = len(chain)
+                chain.append(current)
                 parent = items[current].get("parent")
                 if parent not in items:
-                    top_of.update(dict.fromkeys(path, current))
+                    top_of.update(dict.fromkeys(chain, current))
                     break
                 current = parent
             else:
                 if current in top_of:  # joined a chain already walked
-                    top_of.update(dict.fromkeys(path, top_of[current]))
+                    top_of.update(dict.fromkeys(chain, top_of[current]))
                 else:  # walked into a parent cycle: repair it, then walk again
-                    _repair_cycle(path[on_path[current] :], items, listed_by, relinked)
+                    _repair_cycle(chain[on_chain[current] :], items, listed_by, relinked)
 
     threads: dict[int, list[int]] = {}
     for iid in items:

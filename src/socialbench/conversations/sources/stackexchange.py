@@ -10,7 +10,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
@@ -42,14 +42,14 @@ def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[d
         raise InputError(path, "file not found")
     count = 0
     line = 1  # the line being read, for errors found between rows
-    parser = ET.XMLPullParser(events=("end",))
+    parser: ET.XMLPullParser[Any] = ET.XMLPullParser(events=("end",))
     try:
         with path.open("rb") as handle:
             unfinished = 0  # bytes fed since the last finished row
             while chunk := handle.read(1 << 16):
                 parser.feed(chunk)
                 unfinished += len(chunk)
-                for _event, elem in parser.read_events():
+                for _event, elem in cast(Iterator[tuple[str, ET.Element]], parser.read_events()):
                     if elem.tag == "row":
                         count += 1
                         unfinished = 0
@@ -67,7 +67,7 @@ def _rows(path: Path, on_row: Callable[[int], None] | None = None) -> Iterator[d
                     )
                 line += chunk.count(b"\n")
             parser.close()
-            for _event, elem in parser.read_events():
+            for _event, elem in cast(Iterator[tuple[str, ET.Element]], parser.read_events()):
                 if elem.tag == "row":
                     _check_sizes(elem, path)
                     yield dict(elem.attrib)
