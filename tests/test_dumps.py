@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -426,3 +427,14 @@ def test_pushshift_non_utf8(data: Path, tmp_path: Path, engine: Engine) -> None:
     path.write_bytes(json.dumps(comments[0]).encode() + b"\n" + b'{"id": "\xff\xfe"}\n')
     with pytest.raises(InputError, match=r"RC\.jsonl:2: not UTF-8"):
         list(read_pushshift(path, engine=engine))
+
+
+def test_spark_without_java_is_one_clear_line(dumps: list[Path], tmp_path: Path) -> None:
+    pytest.importorskip("pyspark", reason="the spark extra is not installed")
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java"), "PATH": str(Path(sys.executable).parent)}
+    out = tmp_path / "episodes.jsonl"
+    cmd = [sys.executable, "-m", "socialbench.cli", "import", "pushshift", str(dumps[2]), "-o", str(out)]
+    done = subprocess.run([*cmd, "--engine", "spark"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "cannot start Spark" in done.stderr and "Traceback" not in done.stderr
+    assert not out.exists()

@@ -88,13 +88,22 @@ def _depth(comments: Iterator[tuple[str, str]] | list[tuple[str, str]], thread: 
     return depth
 
 
-def session(master: str | None) -> Any:
-    from pyspark.sql import SparkSession
-
+def session(master: str | None, where: str) -> Any:
+    """The Spark session (created once per process); a missing pyspark or Java is a one-line error."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError(where, "--engine spark needs Apache Spark: pip install 'socialbench[spark]'") from None
     if master is None or master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter, with socialbench
     builder = SparkSession.builder.appName("socialbench-import").config("spark.ui.enabled", "false")
-    spark = builder.master(master or "local[*]").getOrCreate()
+    try:
+        spark = builder.master(master or "local[*]").getOrCreate()
+    except Exception as exc:  # pyspark raises its own error types when the JVM cannot start
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise InputError(
+            where, f"cannot start Spark (master {master or 'local[*]'}; is Java 17+ installed?): {first}"
+        ) from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -108,11 +117,11 @@ def spark_rows(
     master: str | None = None,
 ) -> Iterator[dict[str, list[Any]]]:
     """Sorted column batches of the kept records, as `pushshift.assemble` reads them."""
+    spark = session(master, ", ".join(map(str, files)))
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    spark = session(master)
     schema = T.StructType(
         [
             T.StructField("file", T.IntegerType()),
