@@ -438,3 +438,48 @@ def test_spark_without_java_is_one_clear_line(dumps: list[Path], tmp_path: Path)
     assert done.returncode == 2, done.stderr
     assert "cannot start Spark" in done.stderr and "Traceback" not in done.stderr
     assert not out.exists()
+
+
+@pytest.mark.spark
+def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[Path], tmp_path: Path) -> None:
+    pytest.importorskip("pyspark", reason="the spark extra is not installed")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java; no `java` on PATH")
+    from socialbench.conversations.sources import ImportOptions, import_partitioned
+    from socialbench.conversations.store import read_episodes, write_episodes
+
+    many = [
+        json.dumps({"id": f"c{t}{i}", "link_id": f"t3_s{t:03d}", "parent_id": f"t3_s{t:03d}", "body": "x"})
+        for t in range(60)
+        for i in range(3)
+    ]
+    dumps = [*dumps, write_dump(tmp_path / "RC_many.jsonl", many)]
+    out = tmp_path / "parts"
+    out.mkdir()
+    (out / "part-00000.jsonl").write_text("an earlier import's file\n")
+    report = ImportReport()
+    written, parts = import_partitioned(dumps, out, 3, ImportOptions(), report)
+    files = sorted(p.name for p in out.iterdir())
+    assert written == 64 and parts == len(files) >= 2 and files[0] == "part-00000.jsonl"
+    expected = reference(dumps)
+    assert dumped(list(read_episodes(out))) == dumped(expected)  # type: ignore[arg-type]
+    single = tmp_path / "single.jsonl"
+    write_episodes(single, read_pushshift(*dumps))  # the DuckDB engine's one file
+    assert b"".join(p.read_bytes() for p in sorted(out.glob("part-*.jsonl"))) == single.read_bytes()
+    assert report.records == sum(1 for p in dumps for _ in _lines(p))
+    # a bad line stops it and the previous output stays as it was
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    bad = write_dump(tmp_path / "RC_bad.jsonl", ['{"id": "x", "link_id": "t3_q", "parent_id": "t3_q"}', "{oops"])
+    with pytest.raises(InputError, match=r"RC_bad\.jsonl:2: truncated JSON line"):
+        import_partitioned([*dumps, bad], out, 3, ImportOptions(), ImportReport())
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".parts")] == []  # no staging left behind
+    skipped = ImportReport()
+    import_partitioned([*dumps, bad], out, 2, ImportOptions(skip_bad=True), skipped)
+    assert skipped.skipped == 1 and "RC_bad.jsonl:2" in skipped.errors[0]
+    assert {e.id for e in read_episodes(out)} == {t.id for t in expected} | {"reddit:q"}
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    for block in line_blocks(path):
+        yield from (line for line in block.split(b"\n") if line.strip())

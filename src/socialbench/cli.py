@@ -19,7 +19,15 @@ from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
-from .conversations.sources import ENGINES, FORMATS, DumpSelection, ImportOptions, ImportReport, import_episodes
+from .conversations.sources import (
+    ENGINES,
+    FORMATS,
+    DumpSelection,
+    ImportOptions,
+    ImportReport,
+    import_episodes,
+    import_partitioned,
+)
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
@@ -64,7 +72,9 @@ def _terminated(signum: int, frame: Any) -> None:
 @main.command("import")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
 @click.argument("paths", nargs=-1, required=True)
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Episodes JSONL to write.")
+@click.option(
+    "-o", "--output", required=True, type=click.Path(), help="Episodes JSONL to write (a folder with --partitions)."
+)
 @click.option("--morechildren", multiple=True, help="reddit-json: /api/morechildren answers that fill gaps.")
 @click.option(
     "--all-expanded",
@@ -83,6 +93,12 @@ def _terminated(signum: int, frame: Any) -> None:
     help="pushshift: DuckDB on this machine, or Apache Spark (pip install 'socialbench[spark]').",
 )
 @click.option("--spark-master", help="pushshift --engine spark: the cluster (default local[*]); see docs/import.md.")
+@click.option(
+    "--partitions",
+    type=click.IntRange(min=1),
+    help="pushshift --engine spark: the executors build and write the threads, as OUTPUT/part-00000.jsonl ... "
+    "(a folder every command reads like one episodes file).",
+)
 @click.option(
     "--select",
     "select",
@@ -103,12 +119,24 @@ def import_cmd(
     engine: str,
     spark_master: str | None,
     select: tuple[str, ...],
+    partitions: int | None,
 ) -> None:
     """Import PATH... in FORMAT into a canonical episodes file."""
     selection = _selection(select) if select else None
     if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
         raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
     report = ImportReport()
+    if not partitions and Path(output).is_dir():
+        raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
+    if partitions:
+        if fmt != "pushshift" or engine != "spark":
+            raise click.UsageError("--partitions applies to pushshift with --engine spark")
+        options = ImportOptions(subreddits=subreddit, thread_ids=thread_ids, skip_bad=skip_bad, selection=selection)
+        written, parts = import_partitioned(paths, output, partitions, options, report, spark_master)
+        err.print(f"wrote {written} episodes in {parts} part files to {output}/")
+        if report.skipped:
+            err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
+        return
     # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
     files = [Path(p) for p in paths]
     plain = all(f.is_file() and f.suffix != ".zst" for f in files)
@@ -207,7 +235,7 @@ def print_stats_table(rows: list[EpisodeStats], title: str) -> None:
 
 
 @main.command()
-@click.argument("episodes", type=click.Path(dir_okay=False))
+@click.argument("episodes", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with `sources` and `episodes`.")
 def stats(episodes: str, as_json: bool) -> None:
     """Structure statistics of an episodes file (LongSocialBench Table 6 columns)."""
@@ -227,7 +255,7 @@ def stats(episodes: str, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("episodes", type=click.Path(dir_okay=False))
+@click.argument("episodes", type=click.Path())
 @click.argument("episode_id")
 @click.option("--order", type=click.Choice(["thread", "time"]), default="thread")
 def show(episodes: str, episode_id: str, order: str) -> None:

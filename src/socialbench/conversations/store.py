@@ -60,16 +60,29 @@ def write_episodes(path: str | Path, episodes: Iterable[Episode]) -> int:
 
 
 def read_episodes(path: str | Path) -> Iterator[Episode]:
-    """Episodes of a file, each checked as a whole: a thread must be one rooted tree (a node whose parent is
-    missing, or a reply cycle, is an error naming the node), and an episode id may appear once."""
-    seen: dict[str, int] = {}
+    """Episodes of a file, or of a folder of part files (``part-*.jsonl``, as `import pushshift --partitions`
+    writes), each checked as a whole: a thread must be one rooted tree (a node whose parent is missing, or a
+    reply cycle, is an error naming the node), and an episode id may appear once."""
+    folder = Path(path)
+    if folder.is_dir():
+        parts = sorted(folder.glob("part-*.jsonl"))
+        if not parts:
+            raise InputError(folder, "a folder without episode part files (part-*.jsonl)")
+        seen: dict[str, str] = {}
+        for part in parts:
+            yield from _read_episodes(part, seen)
+    else:
+        yield from _read_episodes(folder, {})
+
+
+def _read_episodes(path: Path, seen: dict[str, str]) -> Iterator[Episode]:
     for lineno, raw in read_jsonl(path, "episodes file"):
         episode = episode_from_record(raw, path, lineno)
         if episode.id in seen:
             raise InputError(
-                path, f"episode {episode.id} appears twice (lines {seen[episode.id]} and {lineno})", line=lineno
+                path, f"episode {episode.id} appears twice ({seen[episode.id]} and line {lineno})", line=lineno
             )
-        seen[episode.id] = lineno
+        seen[episode.id] = f"{path.name}:{lineno}" if path.name.startswith("part-") else f"line {lineno}"
         if isinstance(episode, Thread):
             try:
                 Thread.build(

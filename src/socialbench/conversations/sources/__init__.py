@@ -32,6 +32,7 @@ __all__ = [
     "ImportReport",
     "InputError",
     "import_episodes",
+    "import_partitioned",
     "read_algolia",
     "read_cmv",
     "read_cmv_pairs",
@@ -101,6 +102,27 @@ def import_episodes(fmt: str, paths: Sequence[str | Path], options: ImportOption
         if not p.exists():
             raise InputError(p, "no such file or folder")
     return _located(fmt, paths, FORMATS[fmt]([str(p) for p in paths], options or ImportOptions()))
+
+
+def import_partitioned(
+    paths: Sequence[str | Path],
+    output: str | Path,
+    partitions: int,
+    options: ImportOptions,
+    report: ImportReport,
+    spark_master: str | None = None,
+) -> tuple[int, int]:
+    """Pushshift dumps imported by Spark's executors into ``output/part-*.jsonl``; (episodes, part files)."""
+    from .pushshift_spark import write_partitioned
+
+    files = [Path(p) for p in paths]
+    for f in files:
+        if not f.is_file():
+            raise InputError(f, "no such file" if not f.exists() else "is a folder, expected a dump file")
+    selection = options.selection or DumpSelection()
+    extra = {k: tuple(v) for k, v in (("subreddits", options.subreddits), ("thread_ids", options.thread_ids)) if v}
+    selection = selection.model_copy(update=extra) if extra else selection
+    return write_partitioned(files, Path(output), partitions, selection, options.skip_bad, report, master=spark_master)
 
 
 _UNEXPECTED = (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError, OSError, ValueError)

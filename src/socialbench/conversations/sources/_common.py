@@ -34,9 +34,12 @@ class ImportReport:
     """The first skipped errors, for the user to look at (capped so a broken dump cannot exhaust memory)."""
 
     def skip(self, error: InputError) -> None:
+        self.skip_message(str(error))
+
+    def skip_message(self, message: str) -> None:
         self.skipped += 1
         if len(self.errors) < 20:
-            self.errors.append(str(error))
+            self.errors.append(message)
 
 
 def scalars(record: Any, keys: tuple[str, ...], skip: tuple[Any, ...] = (None,)) -> dict[str, Any]:

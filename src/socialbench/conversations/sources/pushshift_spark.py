@@ -13,17 +13,22 @@ open (a shared file system); see docs/import.md. Spark and Java are needed only 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shutil
 import sys
+import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ...core.errors import InputError
 from ...core.jsonl import decode
+from ..model import IntegrityPolicy
 from ._common import ImportReport, line_blocks
-from .pushshift import ROW_FIELDS, DumpSelection, _keeps, classify, record_stats
+from .pushshift import ROW_FIELDS, DumpSelection, _keeps, assemble, classify, record_stats
 
 _ERRORS_KEPT = 20  # as ImportReport keeps
 
@@ -96,7 +101,9 @@ def session(master: str | None, where: str) -> Any:
         raise InputError(where, "--engine spark needs Apache Spark: pip install 'socialbench[spark]'") from None
     if master is None or master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter, with socialbench
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     builder = SparkSession.builder.appName("socialbench-import").config("spark.ui.enabled", "false")
+    builder = builder.config("spark.ui.showConsoleProgress", "false")  # socialbench prints its own summary
     try:
         spark = builder.master(master or "local[*]").getOrCreate()
     except Exception as exc:  # pyspark raises its own error types when the JVM cannot start
@@ -108,16 +115,11 @@ def session(master: str | None, where: str) -> Any:
     return spark
 
 
-def spark_rows(
-    files: Sequence[Path],
-    selection: DumpSelection,
-    skip_bad: bool,
-    report: ImportReport,
-    *,
-    master: str | None = None,
-) -> Iterator[dict[str, list[Any]]]:
-    """Sorted column batches of the kept records, as `pushshift.assemble` reads them."""
-    spark = session(master, ", ".join(map(str, files)))
+def _kept(
+    spark: Any, files: Sequence[Path], selection: DumpSelection, skip_bad: bool, report: ImportReport
+) -> tuple[Any, Any]:
+    """Every line read and checked once (persisted), errors reported as the DuckDB engine reports them: the
+    DataFrame of the records that pass the filters, and the persisted one the caller unpersists when done."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -153,34 +155,131 @@ def spark_rows(
             for row in first:
                 report.skip(_error(row["error"]))
             report.skipped += total - len(first)
-        kept = rows.where(F.col("error").isNull())
-        if selection.subreddits or selection.thread_ids:
-            keep = selection  # plain values for the executors
-
-            def keeps(thread: str, subreddit: str | None) -> bool:
-                return _keeps(keep, thread, {"subreddit": subreddit} if subreddit is not None else {})
-
-            kept = kept.where(F.udf(lambda t, s: keeps(t, s), T.BooleanType())("thread", "subreddit"))
-        if selection.per_thread:
-            kept = kept.join(_chosen(kept, selection), "thread", "left_semi")
-        ordered = kept.orderBy(F.col("thread"), F.col("post").desc(), F.col("file"), F.col("lineno"))
-        batch: dict[str, list[Any]] = {name: [] for name in ROW_FIELDS}
-        for row in ordered.select("thread", "post", "file", "lineno", "line").toLocalIterator():
-            for name in ("thread", "post", "file", "lineno", "line"):
-                batch[name].append(row[name])
-            batch["fast"].append(False)  # every record is re-read from its line by Python on the driver
-            if len(batch["thread"]) >= 20_000:
-                yield _padded(batch)
-                batch = {name: [] for name in ROW_FIELDS}
-        if batch["thread"]:
-            yield _padded(batch)
-    finally:
+    except BaseException:
         rows.unpersist()
+        raise
+    kept = rows.where(F.col("error").isNull())
+    if selection.subreddits or selection.thread_ids:
+        keep = selection  # plain values for the executors
+
+        def keeps(thread: str, subreddit: str | None) -> bool:
+            return _keeps(keep, thread, {"subreddit": subreddit} if subreddit is not None else {})
+
+        kept = kept.where(F.udf(lambda t, s: keeps(t, s), T.BooleanType())("thread", "subreddit"))
+    if selection.per_thread:
+        kept = kept.join(_chosen(kept, selection), "thread", "left_semi")
+    return kept, rows
+
+
+_ORDER = ("thread", "post", "file", "lineno")
+
+
+def _sort_columns() -> list[Any]:
+    from pyspark.sql import functions as F
+
+    return [F.col("thread"), F.col("post").desc(), F.col("file"), F.col("lineno")]
+
+
+def _batches(rows: Iterator[Any]) -> Iterator[dict[str, list[Any]]]:
+    """Spark rows (thread, post, file, lineno, line) in thread order as `pushshift.assemble`'s column batches;
+    every record is re-read from its line by Python."""
+    batch: dict[str, list[Any]] = {name: [] for name in (*_ORDER, "line")}
+    for row in rows:
+        for name in batch:
+            batch[name].append(row[name])
+        if len(batch["thread"]) >= 20_000:
+            yield _padded(batch)
+            batch = {name: [] for name in batch}
+    if batch["thread"]:
+        yield _padded(batch)
+
+
+def spark_rows(
+    files: Sequence[Path],
+    selection: DumpSelection,
+    skip_bad: bool,
+    report: ImportReport,
+    *,
+    master: str | None = None,
+) -> Iterator[dict[str, list[Any]]]:
+    """Sorted column batches of the kept records, streamed to this process (the driver)."""
+    spark = session(master, ", ".join(map(str, files)))
+    kept, persisted = _kept(spark, files, selection, skip_bad, report)
+    try:
+        ordered = kept.orderBy(*_sort_columns()).select(*_ORDER, "line")
+        yield from _batches(ordered.toLocalIterator())
+    finally:
+        persisted.unpersist()
+
+
+def write_partitioned(
+    files: Sequence[Path],
+    out: Path,
+    partitions: int,
+    selection: DumpSelection,
+    skip_bad: bool,
+    report: ImportReport,
+    *,
+    master: str | None = None,
+    policy: IntegrityPolicy = "repair",
+) -> tuple[int, int]:
+    """Threads built and written by the executors: ``out/part-00000.jsonl`` ..., each an episodes file, ranges
+    of thread ids in order (their concatenation is the single file the other engines write). The parts are
+    written into a staging folder beside ``out`` that replaces ``out`` only when every part succeeded; on a
+    cluster ``out`` must be on a file system every executor can write. Returns (episodes, part files)."""
+    where = ", ".join(map(str, files))
+    spark = session(master, where)
+    kept, persisted = _kept(spark, files, selection, skip_bad, report)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        ranged = kept.repartitionByRange(partitions, "thread").sortWithinPartitions(*_sort_columns())
+        names = [str(f) for f in files]
+        work = ranged.select(*_ORDER, "line").rdd.mapPartitionsWithIndex(
+            lambda index, rows: [_write_part(index, rows, names, str(staging), skip_bad, policy)]
+        )
+        results = sorted(work.collect())
+        for _index, _count, fatal, _skipped, _errors in results:
+            if fatal is not None:
+                raise _error(fatal)
+        for _index, _count, _fatal, skipped, errors in results:
+            for message in errors:
+                report.skip_message(message)
+            report.skipped += skipped - len(errors)
+        backup = out.with_name(f".{out.name}.old") if out.exists() else None
+        if backup is not None:
+            out.rename(backup)
+        staging.rename(out)
+        if backup is not None:
+            shutil.rmtree(backup)
+        return sum(r[1] for r in results), sum(1 for r in results if r[1])
+    finally:
+        persisted.unpersist()
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_part(
+    index: int, rows: Iterator[Any], files: list[str], staging: str, skip_bad: bool, policy: IntegrityPolicy
+) -> tuple[int, int, str | None, int, list[str]]:
+    """One partition's threads, built and written on the executor: (index, episodes, fatal error, skipped,
+    first errors); errors travel back as values so the driver raises them as the other engines do."""
+    from ..store import write_episodes
+
+    report = ImportReport()
+    target = Path(staging) / f"part-{index:05d}.jsonl"
+    try:
+        threads = assemble([Path(f) for f in files], _batches(rows), skip_bad=skip_bad, report=report, policy=policy)
+        first = next(threads, None)
+        count = write_episodes(target, itertools.chain([first], threads)) if first is not None else 0
+    except InputError as exc:
+        return index, 0, _carried(exc), 0, []
+    return index, count, None, report.skipped, report.errors
 
 
 def _padded(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """All of `ROW_FIELDS`: the typed columns the DuckDB engine fills are empty here, ``fast`` false."""
     n = len(batch["thread"])
-    return {name: values if values else [None] * n for name, values in batch.items()}
+    return {name: batch.get(name) or ([False] * n if name == "fast" else [None] * n) for name in ROW_FIELDS}
 
 
 def _error(carried: str) -> InputError:
