@@ -20,7 +20,7 @@ import zstandard
 
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import DumpSelection, ImportReport, InputError, read_pushshift, read_thread_json
-from socialbench.conversations.sources._common import MAX_LINE_BYTES, line_blocks
+from socialbench.conversations.sources._common import MAX_LINE_BYTES, numbered_lines
 from socialbench.conversations.sources.pushshift import ROW_FIELDS, Engine, _record_text, assemble, classify
 from socialbench.conversations.tokens import count_tokens
 
@@ -137,24 +137,18 @@ def reference(paths: list[Path], skip_bad: bool = False, report: ImportReport | 
     report = report if report is not None else ImportReport()
     rows = []
     for index, path in enumerate(paths):
-        lineno = 0
-        for block in line_blocks(path):
-            parts = block.split(b"\n")
-            if parts[-1] == b"":
-                parts.pop()
-            for raw in parts:
-                lineno += 1
-                if not raw.strip():
-                    continue
-                report.records += 1
-                try:
-                    thread, post, _ = classify(path, lineno, raw.decode("utf-8-sig"))
-                except InputError as exc:
-                    if not skip_bad:
-                        raise
-                    report.skip(exc)
-                    continue
-                rows.append((thread, not post, index, lineno, raw.decode("utf-8-sig")))
+        for lineno, raw in numbered_lines(path):
+            if not raw.strip():
+                continue
+            report.records += 1
+            try:
+                thread, post, _ = classify(path, lineno, raw.decode("utf-8-sig"))
+            except InputError as exc:
+                if not skip_bad:
+                    raise
+                report.skip(exc)
+                continue
+            rows.append((thread, not post, index, lineno, raw.decode("utf-8-sig")))
     rows.sort()
     batch: dict[str, list[Any]] = {name: [None] * len(rows) for name in ROW_FIELDS}
     batch["thread"] = [r[0] for r in rows]
@@ -275,7 +269,7 @@ def test_selection(dumps: list[Path], engine: Engine) -> None:
     assert chosen(max_depth=middle) == {k for k, d in depth.items() if d <= middle}
     tokens: dict[str, int] = collections.Counter()
     for path in dumps:
-        for lineno, raw in enumerate(b"".join(line_blocks(path)).split(b"\n"), 1):
+        for lineno, raw in numbered_lines(path):
             if raw.strip():
                 thread, post, record = classify(path, lineno, raw.decode())
                 tokens[f"reddit:{thread}"] += count_tokens(_record_text(record, post))
@@ -466,7 +460,7 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     single = tmp_path / "single.jsonl"
     write_episodes(single, read_pushshift(*dumps))  # the DuckDB engine's one file
     assert b"".join(p.read_bytes() for p in sorted(out.glob("part-*.jsonl"))) == single.read_bytes()
-    assert report.records == sum(1 for p in dumps for _ in _lines(p))
+    assert report.records == sum(1 for p in dumps for _, line in numbered_lines(p) if line.strip())
     # a bad line stops it and the previous output stays as it was
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     bad = write_dump(tmp_path / "RC_bad.jsonl", ['{"id": "x", "link_id": "t3_q", "parent_id": "t3_q"}', "{oops"])
@@ -478,8 +472,3 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     import_partitioned([*dumps, bad], out, 2, ImportOptions(skip_bad=True), skipped)
     assert skipped.skipped == 1 and "RC_bad.jsonl:2" in skipped.errors[0]
     assert {e.id for e in read_episodes(out)} == {t.id for t in expected} | {"reddit:q"}
-
-
-def _lines(path: Path) -> Iterator[bytes]:
-    for block in line_blocks(path):
-        yield from (line for line in block.split(b"\n") if line.strip())

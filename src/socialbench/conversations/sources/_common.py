@@ -162,14 +162,17 @@ def line_blocks(path: Path) -> Iterator[bytes]:
         yield b"".join(parts)
 
 
-def _raw_lines(path: Path) -> Iterator[bytes]:
-    """Each line without its newline (lines end at ``\\n`` only, as in JSON lines)."""
+def numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` for every line, blank ones included, without its newline (lines end at ``\\n``
+    only, as in JSON lines)."""
+    lineno = 0
     for block in line_blocks(path):
         lines = block.split(b"\n")
-        last = lines.pop()  # empty when the block ends with a newline
-        yield from lines
-        if last:
-            yield last
+        if lines[-1] == b"":  # the block ends with a newline
+            lines.pop()
+        for line in lines:
+            lineno += 1
+            yield lineno, line
 
 
 def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[int, _LazyLine]]:
@@ -179,7 +182,7 @@ def iter_json_lines(path: Path, on_bytes: Callable[[int], None] | None = None) -
     """
     if not path.exists():
         raise InputError(path, "file not found")
-    for lineno, raw in enumerate(_raw_lines(path), 1):
+    for lineno, raw in numbered_lines(path):
         if on_bytes is not None:
             on_bytes(len(raw) + 1)
         if raw.strip():

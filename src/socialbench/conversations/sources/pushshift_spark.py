@@ -27,7 +27,7 @@ from typing import Any
 from ...core.errors import InputError
 from ...core.jsonl import decode
 from ..model import IntegrityPolicy
-from ._common import ImportReport, line_blocks
+from ._common import ImportReport, numbered_lines
 from .pushshift import ROW_FIELDS, DumpSelection, _keeps, assemble, classify, record_stats
 
 _ERRORS_KEPT = 20  # as ImportReport keeps
@@ -38,38 +38,34 @@ def _parse_file(index: int, name: str, tokens: bool) -> Iterator[tuple[Any, ...]
     tokens)``; a bad line has its located message in ``error`` and nothing else."""
     path = Path(name)
     lineno = 0
+    failed = (None,) * 9
     try:
-        for block in line_blocks(path):
-            lines = block.split(b"\n")
-            if lines[-1] == b"":
-                lines.pop()
-            for raw in lines:
-                lineno += 1
-                if not raw.strip():
-                    continue
-                try:
-                    thread, is_post, record = classify(path, lineno, decode(path, raw, line=lineno))
-                except InputError as exc:
-                    yield (index, lineno, _carried(exc), None, None, None, None, None, None, None, None, None)
-                    continue
-                stats = record_stats(record, is_post, tokens)
-                subreddit = record.get("subreddit")
-                yield (
-                    index,
-                    lineno,
-                    None,
-                    thread,
-                    is_post,
-                    raw.decode("utf-8-sig"),
-                    record["id"],
-                    stats["parent"],
-                    stats["author"],
-                    stats["created"],
-                    subreddit if isinstance(subreddit, str) else None,
-                    stats["tokens"],
-                )
+        for lineno, raw in numbered_lines(path):
+            if not raw.strip():
+                continue
+            try:
+                thread, is_post, record = classify(path, lineno, decode(path, raw, line=lineno))
+            except InputError as exc:
+                yield (index, lineno, _carried(exc), *failed)
+                continue
+            stats = record_stats(record, is_post, tokens)
+            subreddit = record.get("subreddit")
+            yield (
+                index,
+                lineno,
+                None,
+                thread,
+                is_post,
+                raw.decode("utf-8-sig"),
+                record["id"],
+                stats["parent"],
+                stats["author"],
+                stats["created"],
+                subreddit if isinstance(subreddit, str) else None,
+                stats["tokens"],
+            )
     except InputError as exc:  # the file itself (truncated stream, an over-long line): after its good lines
-        yield (index, lineno + 1, _carried(exc), None, None, None, None, None, None, None, None, None)
+        yield (index, lineno + 1, _carried(exc), *failed)
 
 
 def _carried(exc: InputError) -> str:
