@@ -101,6 +101,7 @@ def edge_records() -> list[str]:
         line(id="e12", body="huge score", score=2**64 + 1, created_utc=1_000_000_012),
         line(id="e13", body="bare ids", link_id="edge", parent_id="e1", created_utc=1_000_000_013),
         line(id="e14", body="", score=None, author="", created_utc="  1000000014 "),
+        line(id="e15", body="a moderator's note", distinguished="moderator", edited=False, created_utc=1_000_000_015),
         "",
         "   ",
     ]
@@ -185,6 +186,7 @@ def test_engine_equals_the_python_reference(dumps: list[Path], engine: Engine) -
     assert edge["e11"].text == "last wins"  # a repeated key: the last value, as Python's json reads it
     assert edge["e9"].text == "emoji 😀 and NUL \x00 and é" and edge["e10"].text == "escaped 😀 é"
     assert edge["e13"].parent_id == "e1" and edge["e14"].created is not None
+    assert edge["e15"].meta == {"subreddit": "Edge", "distinguished": "moderator"}
 
 
 def test_duckdb_builds_common_records_from_columns(dumps: list[Path]) -> None:
@@ -466,6 +468,13 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     bad = write_dump(tmp_path / "RC_bad.jsonl", ['{"id": "x", "link_id": "t3_q", "parent_id": "t3_q"}', "{oops"])
     with pytest.raises(InputError, match=r"RC_bad\.jsonl:2: truncated JSON line"):
         import_partitioned([*dumps, bad], out, 3, ImportOptions(), ImportReport())
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # a record that only fails when its thread is built (on an executor): same error, output unchanged
+    late = write_dump(
+        tmp_path / "RC_late.jsonl", ['{"id": "y", "link_id": "t3_s001", "parent_id": "t3_s001", "created_utc": "soon"}']
+    )
+    with pytest.raises(InputError, match=r"RC_late\.jsonl:1 \(record y\): field 'created_utc' is not a timestamp"):
+        import_partitioned([*dumps, late], out, 3, ImportOptions(), ImportReport())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".parts")] == []  # no staging left behind
     skipped = ImportReport()
