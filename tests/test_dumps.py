@@ -481,3 +481,18 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     import_partitioned([*dumps, bad], out, 2, ImportOptions(skip_bad=True), skipped)
     assert skipped.skipped == 1 and "RC_bad.jsonl:2" in skipped.errors[0]
     assert {e.id for e in read_episodes(out)} == {t.id for t in expected} | {"reddit:q"}
+
+
+def test_a_bad_submission_is_located_or_replaced_by_a_placeholder(
+    dumps: list[Path], tmp_path: Path, engine: Engine
+) -> None:
+    rs = write_dump(
+        tmp_path / "RS_bad.jsonl",
+        ["", json.dumps({"id": "edge", "title": "T", "selftext": "", "created_utc": "soon", "subreddit": "Edge"})],
+    )
+    with pytest.raises(InputError, match=r"RS_bad\.jsonl:2 \(record edge\): field created"):
+        list(read_pushshift(dumps[0], rs, engine=engine))
+    report = ImportReport()
+    threads = {t.id: t for t in read_pushshift(dumps[0], rs, engine=engine, skip_bad=True, report=report)}
+    assert report.skipped == 1 and "RS_bad.jsonl:2" in report.errors[0]
+    assert threads["reddit:edge"].root.meta.get("placeholder") is True and threads["reddit:edge"].title is None

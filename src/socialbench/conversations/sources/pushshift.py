@@ -205,21 +205,38 @@ def assemble(
     """Threads from column batches of kept records sorted by (thread, submission first, file, line)."""
     current: str | None = None
     post: dict[str, Any] | None = None
+    post_at: tuple[Path, int] = (Path("."), 0)
     nodes: list[Node] = []
     first_subreddit: Any = None
 
+    def root_node() -> Node | None:
+        """The submission's node, or None when it is bad and skipped (the thread then gets a placeholder)."""
+        assert post is not None
+        try:
+            return _post_node(post, post_at[0], {"line": post_at[1]})
+        except (InputError, ValidationError) as exc:
+            located = (
+                InputError.from_validation(post_at[0], exc, line=post_at[1], record=str(post.get("id")))
+                if isinstance(exc, ValidationError)
+                else InputError(post_at[0], exc.message, line=post_at[1], record=exc.record)
+            )
+            if not skip_bad:
+                raise located from None
+            report.skip(located)
+            return None
+
     def finish() -> Thread:
         assert current is not None
-        if post is not None:
-            root = _post_node(post, Path("."), {})
-        else:
+        root = root_node() if post is not None else None
+        submission = post if root is not None else None
+        if root is None:
             root = Node(id=current, deleted=True, meta={"placeholder": True, "reason": "submission not in the inputs"})
-        subreddit = post.get("subreddit") if post is not None else first_subreddit
+        subreddit = submission.get("subreddit") if submission is not None else first_subreddit
         return Thread.build(
             [root, *nodes],
             id=f"reddit:{current}",
             platform="reddit",
-            title=post_title(post) if post else None,
+            title=post_title(submission) if submission else None,
             root_id=current,
             meta={"source": "pushshift", "subreddit": subreddit},
             policy=policy,
@@ -235,7 +252,7 @@ def assemble(
             path = files[file]
             if is_post:
                 if post is None:  # a repeated submission keeps its first copy
-                    post = parse_json(line)
+                    post, post_at = parse_json(line), (path, lineno)
                 continue
             if fast:
                 node = fast_comment_node(*values)
