@@ -25,6 +25,7 @@ from scipy.stats import spearmanr
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...shared.metrics import OVERLENGTH
+from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES
@@ -50,6 +51,7 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
                 "platform": meta.get("platform"),
                 "episode": meta.get("episode_id"),
                 "status": meta.get("status"),
+                "output_problem": meta.get("output_problem"),
                 "correct": float(score.as_float()),
             }
         )
@@ -127,6 +129,8 @@ def summarize(log: EvalLog, console: Console) -> None:
     table, rows = summary_table(log)
     console.print(table)
     console.print(f"C-mac (mean over C1-C6): {c_mac_text(rows)}")
+    if problems := describe(r["output_problem"] for r in rows):
+        console.print(f"Unparsed, by cause: {problems} (each scored wrong).")
     if log.status != "success":
         console.print(f"[red]evaluation status: {log.status}[/] {log.error.message if log.error else ''}")
     console.print(f"log: {log.location}  (open with `inspect view --log-dir {log.location.rsplit('/', 1)[0]}`)")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from ...shared.answers import extract_letter, letter_from_logprobs
 from ...shared.judging import Judge
 from ...shared.metrics import OVERLENGTH, accuracy, asked, asked_items, ci95_high, ci95_low, correct, overlength
+from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .items import CAPABILITIES, LETTERS
 
 ANSWERED, UNPARSED, UNJUDGED = "answered", "unparsed", "unjudged"
@@ -64,6 +65,7 @@ METRICS = [
     grouped(accuracy(), "platform", all=False),
     asked_items(),
     unparsed(),
+    *OUTPUT_METRICS,
     overlength(),
 ]
 
@@ -95,11 +97,12 @@ def choice_letter() -> Scorer:
         else:
             letter = extract_letter(state.output.completion)
         status = ANSWERED if letter else UNPARSED
+        problem = {} if letter else {"output_problem": output_problem(state.output)}
         return Score(
             value=1 if letter == target.text else 0,
             answer=letter,
             explanation=state.output.completion[:500],
-            metadata={**_meta(state), "status": status},
+            metadata={**_meta(state), "status": status, **problem},
         )
 
     return score
@@ -135,9 +138,13 @@ def open_answer_judge(retries: int = 2) -> Scorer:
         if state.metadata.get(OVERLENGTH):
             return _skipped(state)
         answer = state.output.completion.strip()
-        if not answer:
+        if not answer or state.output.stop_reason in ("content_filter", "model_length"):
+            problem = output_problem(state.output)
             return Score(
-                value=0, answer=None, explanation="empty answer", metadata={**_meta(state), "status": UNPARSED}
+                value=0,
+                answer=answer[:500] or None,
+                explanation=f"no answer to judge ({problem})",
+                metadata={**_meta(state), "status": UNPARSED, "output_problem": problem},
             )
         gold = state.metadata["options"][LETTERS.index(target.text)]
         verdict, problems = await judge.ask(

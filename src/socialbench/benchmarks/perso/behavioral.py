@@ -19,6 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...shared.answers import letter_from_logprobs
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
+from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import Pair, words
 from .features import surface_features
 from .prompts import behavioral_prompt
@@ -156,7 +157,7 @@ def first_choice_rate() -> Metric:
     return compute
 
 
-@scorer(metrics=[accuracy(), ci95_low(), ci95_high(), first_choice_rate(), invalid()])
+@scorer(metrics=[accuracy(), ci95_low(), ci95_high(), first_choice_rate(), invalid(), *OUTPUT_METRICS])
 def persuasion_choice() -> Scorer:
     """Correct when the higher-rated reply is the one that won the delta."""
 
@@ -169,7 +170,7 @@ def persuasion_choice() -> Scorer:
                 value=0,
                 answer=None,
                 explanation=f"invalid ratings: {'; '.join(problems)}"[:500],
-                metadata={**meta, "status": INVALID, "ratings": None},
+                metadata={**meta, "status": INVALID, "ratings": None, "output_problem": output_problem(state.output)},
             )
         choice = "1" if ratings[0] > ratings[1] else "2"
         return Score(

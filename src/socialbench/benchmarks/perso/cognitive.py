@@ -16,6 +16,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...conversations.model import Thread
 from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
+from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import clean_post
 from .items import CognitiveItem
 from .prompts import cognitive_prompt
@@ -94,6 +95,7 @@ def option_shares() -> Metric:
         ci95_high(),
         grouped(accuracy(), "dimension", all=False),
         unparsed(),
+        *OUTPUT_METRICS,
         option_shares(),
     ]
 )
@@ -105,11 +107,12 @@ def option_choice() -> Scorer:
             letter = letter_from_logprobs(state.output, LETTERS)
         else:
             letter = extract_letter(state.output.completion, LETTERS)
+        problem = {} if letter else {"output_problem": output_problem(state.output)}
         return Score(
             value=int(letter == target.text),
             answer=letter,
             explanation=state.output.completion[:500],
-            metadata={"status": ANSWERED if letter else UNPARSED, "dimension": state.metadata["dimension"]},
+            metadata={"status": ANSWERED if letter else UNPARSED, "dimension": state.metadata["dimension"], **problem},
         )
 
     return score

@@ -14,6 +14,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from rich.console import Console
 from rich.table import Table
 
+from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci, percent
 from .baselines import length_heuristic
 from .behavioral import INVALID, VALID
@@ -223,4 +224,11 @@ def summarize(log: EvalLog, console: Console) -> None:
         )
     elif log.location:
         report([log.location], console)
+        causes = [
+            (score.metadata or {}).get("output_problem")
+            for e in log.samples or []
+            for score in (e.scores or {}).values()
+        ]
+        if problems := describe(causes):
+            console.print(f"Answers that could not be read, by cause: {problems} (each scored wrong).")
     console.print(f"log: {log.location}")

@@ -10,6 +10,7 @@ from inspect_ai.log import EvalLog
 from rich.console import Console
 from rich.table import Table
 
+from ...shared.outputs import describe
 from ...shared.statistics import percent as _pct
 from . import analysis
 from .judge import PROCESS_KEYS
@@ -111,6 +112,13 @@ def summarize(log: EvalLog, console: Console) -> None:
             table.add_row(name, str(len(rows)), *cells, *counts)
         table.add_section()
     console.print(table)
+    causes = [
+        (sample.metadata or {}).get(f"output_problem{suffix}")
+        for sample in log.samples or []
+        for suffix in ("", "_cot", "_direct")
+    ]
+    if problems := describe(causes):
+        console.print(f"Replies that could not be read, by cause: {problems}.")
     if mode == "paper":
         totals = {f: int(sum(float(r.get(f, 0)) for r in groups["All"])) for f in _PAPER_FLAGS}
         console.print(

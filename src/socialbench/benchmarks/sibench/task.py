@@ -19,6 +19,7 @@ from inspect_ai.util import JSONSchema
 
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
+from ...shared.outputs import output_problem
 from .dataset import balanced_sample, context_group, load_dialogues, random_sample, situation
 from .human import HumanReply, load_human_replies
 from .judge import cot_judge, pairwise_judge, paper_judge, reply_judge
@@ -95,9 +96,11 @@ async def _reply(
 
 
 def _record(state: TaskState, suffix: str, fields: dict[str, str], problems: list[str]) -> None:
+    """The reply and what went wrong reading it; ``state.output`` is the answer it was read from."""
     reply = fields.get("response")
     state.metadata[f"reply{suffix}"] = reply
     state.metadata[f"parse_problems{suffix}"] = problems
+    state.metadata[f"output_problem{suffix}"] = None if reply else output_problem(state.output)
     if reply is not None:
         length = reply_length(reply)
         state.metadata[f"reply_length{suffix}"] = length
