@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
+import re
 import subprocess
 import sys
 import tempfile
@@ -203,7 +203,8 @@ def child(mode: str, path: str) -> None:
     start = time.perf_counter()
     threads, comments = (phases if mode == "phases" else MODES[mode])(path)
     seconds = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM: the peak of this process's own memory (getrusage's ru_maxrss would include the parent's at fork)
+    peak_mb = int(re.search(r"VmHWM:\s+(\d+)", Path("/proc/self/status").read_text()).group(1)) / 1024  # type: ignore[union-attr]
     print(json.dumps({"threads": threads, "comments": comments, "seconds": seconds, "peak_mb": peak_mb}))
 
 
