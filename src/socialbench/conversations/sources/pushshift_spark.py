@@ -21,6 +21,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -95,11 +96,13 @@ def session(master: str | None, where: str) -> Any:
         from pyspark.sql import SparkSession
     except ImportError:
         raise InputError(where, "--engine spark needs Apache Spark: pip install 'socialbench[spark]'") from None
-    if master is None or master.startswith("local"):
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter, with socialbench
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     builder = SparkSession.builder.appName("socialbench-import").config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")  # socialbench prints its own summary
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors run this interpreter, with socialbench
+        quiet = resources.files(__package__) / "spark-log4j2.properties"  # errors only, not Spark's start-up chatter
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{quiet}")
     try:
         spark = builder.master(master or "local[*]").getOrCreate()
     except Exception as exc:  # pyspark raises its own error types when the JVM cannot start
