@@ -2,24 +2,33 @@
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test lint clean
 
-$(STAMP): pyproject.toml
+# `make run` installs the package alone; `make test` adds the extras the tests exercise (dev tools, sentence
+# embeddings, Potato, Spark), so a first `make run` does not download what only the tests need.
+$(RUN_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,similarity,studies,spark]'
-	touch $(STAMP)
+	touch $(TEST_STAMP) $(RUN_STAMP)
 
 # The main job: every bundled LongSocialBench item, Full context and BM25 top-20 side by side, on the embedded model.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/socialbench run longsocial -T workflow=full -T workflow=bm25-k20
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/mypy
