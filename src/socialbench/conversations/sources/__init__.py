@@ -19,7 +19,7 @@ from .cmv import read_cmv
 from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
-from .pushshift import ENGINES, DumpSelection, read_pushshift
+from .pushshift import ENGINES, DumpSelection, dump_files, read_pushshift, selected
 from .reddit import read_thread_json
 from .sibench import read_sibench
 from .stackexchange import read_stackexchange
@@ -115,13 +115,8 @@ def import_partitioned(
     """Pushshift dumps imported by Spark's executors into ``output/part-*.jsonl``; (episodes, part files)."""
     from .pushshift_spark import write_partitioned
 
-    files = [Path(p) for p in paths]
-    for f in files:
-        if not f.is_file():
-            raise InputError(f, "no such file" if not f.exists() else "is a folder, expected a dump file")
-    selection = options.selection or DumpSelection()
-    extra = {k: tuple(v) for k, v in (("subreddits", options.subreddits), ("thread_ids", options.thread_ids)) if v}
-    selection = selection.model_copy(update=extra) if extra else selection
+    files = dump_files(paths)
+    selection = selected(options.selection, options.subreddits, options.thread_ids)
     return write_partitioned(files, Path(output), partitions, selection, options.skip_bad, report, master=spark_master)
 
 

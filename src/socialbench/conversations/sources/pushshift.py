@@ -114,17 +114,9 @@ def read_pushshift(
     thread-id order. A thread whose submission is not among the inputs gets a placeholder root. With ``skip_bad``
     a bad line is counted in ``report`` and skipped instead of stopping the import. ``subreddits`` and
     ``thread_ids`` are shorthands for the same fields of ``selection``."""
-    selection = selection or DumpSelection()
-    extra = {k: tuple(v) for k, v in (("subreddits", subreddits), ("thread_ids", thread_ids)) if v}
-    if extra:
-        selection = selection.model_copy(update=extra)
+    selection = selected(selection, subreddits, thread_ids)
     report = report if report is not None else ImportReport()
-    files = [Path(p) for p in paths]
-    for f in files:
-        if not f.exists():
-            raise InputError(f, "file not found")
-        if f.is_dir():
-            raise InputError(f, "is a folder, expected a dump file")
+    files = dump_files(paths)
     if engine == "duckdb":
         rows = _duckdb_rows(files, selection, skip_bad, report, on_bytes)
     elif engine == "spark":
@@ -134,6 +126,26 @@ def read_pushshift(
     else:
         raise InputError(", ".join(map(str, files)), f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     yield from assemble(files, rows, skip_bad=skip_bad, report=report, policy=policy)
+
+
+def selected(
+    selection: DumpSelection | None, subreddits: Iterable[str] | None, thread_ids: Iterable[str] | None
+) -> DumpSelection:
+    """``selection`` with the ``--subreddit`` / ``--thread`` shorthands folded in."""
+    extra = {k: tuple(v) for k, v in (("subreddits", subreddits), ("thread_ids", thread_ids)) if v}
+    selection = selection or DumpSelection()
+    return selection.model_copy(update=extra) if extra else selection
+
+
+def dump_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The dump files, each checked to be a readable path to a file (not a folder)."""
+    files = [Path(p) for p in paths]
+    for f in files:
+        if not f.exists():
+            raise InputError(f, "file not found")
+        if f.is_dir():
+            raise InputError(f, "is a folder, expected a dump file")
+    return files
 
 
 # ---- what a record is (the authority both engines defer to) -------------------------------------------------
