@@ -34,11 +34,18 @@ lint: $(TEST_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# The report and annotation tests open pages in Debian's chromium, driven by Playwright (never `playwright install`).
+# Debian packages the tests drive: chromium (the report and annotation pages, through Playwright; never
+# `playwright install`), pdflatex with booktabs (every LaTeX table is compiled) and poppler (PDF figures to PNG).
+APT = $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get
+APT_INSTALL = $(APT) install -y -q $(1) || ($(APT) update -q && $(APT) install -y -q $(1))
 $(CHROMIUM):
-	$(SUDO) apt-get install -y -q chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
+	$(call APT_INSTALL,chromium)
+/usr/bin/pdflatex:
+	$(call APT_INSTALL,--no-install-recommends texlive-latex-base texlive-latex-recommended)
+/usr/bin/pdftoppm:
+	$(call APT_INSTALL,--no-install-recommends poppler-utils)
 
-test: lint $(CHROMIUM)
+test: lint $(CHROMIUM) /usr/bin/pdflatex /usr/bin/pdftoppm
 	$(BIN)/pytest -q
 
 clean:

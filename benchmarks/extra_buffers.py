@@ -11,10 +11,10 @@ and their ratios.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
+from socialbench.core.machine import usable_cpus
 from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import build_features, cpu_flags, load_llama, load_policy
 
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=1100)
     parser.add_argument("--runs", type=int, default=5, help="timed prefills per load")
     parser.add_argument("--rounds", type=int, default=3, help="alternating on/off loads")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--threads", type=int, default=usable_cpus())
     args = parser.parse_args()
     flags = cpu_flags()
     simd = sorted(f for f in flags if f.startswith(("avx", "amx")))

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -8,6 +10,29 @@ from typing import Any
 import pytest
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+# The suite must not depend on the shell it is started from (tests and the commands they start inherit this).
+for _name in ("FORCE_COLOR", "TTY_COMPATIBLE", "CLICOLOR_FORCE", "INSPECT_LOG_FORMAT", "INSPECT_EVAL_MODEL"):
+    os.environ.pop(_name, None)  # colour codes in piped output, another log format, another default model
+os.environ["PYSPARK_PYTHON"] = sys.executable  # Spark's executors run this interpreter, which has socialbench
+for _name in ("NO_PROXY", "no_proxy"):  # every server of the tests is on loopback: never through a proxy
+    os.environ[_name] = ",".join(x for x in (os.environ.get(_name), "127.0.0.1", "localhost") if x)
+
+# CPUs the CPU-dependent tests are run as, on every machine (cpuinfo files are written from these sets, never
+# derived from this machine's flags, so the outcome does not depend on the CPU the suite runs on).
+AVX2_ONLY = frozenset({"fpu", "sse", "sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "fma", "f16c"})
+AVX512 = AVX2_ONLY | {"avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512_vnni"}
+AMX_WITHOUT_BF16 = AVX512 | {"amx_tile", "amx_int8"}
+SAPPHIRE_RAPIDS = AVX512 | {"avx512_bf16", "amx_bf16", "amx_tile", "amx_int8"}
+CPUS = {"avx2-only": AVX2_ONLY, "avx512": AVX512, "amx-without-bf16": AMX_WITHOUT_BF16, "amx": SAPPHIRE_RAPIDS}
+
+
+def cpuinfo_file(folder: Path, flags: frozenset[str], cpus: int = 2) -> Path:
+    """A /proc/cpuinfo of ``cpus`` processors with exactly these flags."""
+    block = "processor\t: {i}\nvendor_id\t: GenuineIntel\nflags\t\t: {flags}\n\n"
+    path = folder / "cpuinfo"
+    path.write_text("".join(block.format(i=i, flags=" ".join(sorted(flags))) for i in range(cpus)))
+    return path
 
 
 @pytest.fixture(scope="session")

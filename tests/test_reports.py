@@ -24,6 +24,11 @@ from socialbench.shared.figures import Estimate, bars, estimate, heatmap, scatte
 from socialbench.shared.reporting import Document, Section, Table, write_tables
 
 
+def _marked_missing(fig: Any) -> int:
+    """The "n/a" marks drawn in the plot (the legend may name the mark once more)."""
+    return sum(1 for ax in fig.axes for t in ax.texts if t.get_text() == "n/a")
+
+
 def _svg(fig: Any) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg")
@@ -39,7 +44,7 @@ def test_bars_draw_missing_as_missing_and_label_every_n() -> None:
         references={"chance": 0.25},
     )
     svg = _svg(fig)
-    assert svg.count("n/a") == 1  # the empty group, never a 0 bar
+    assert _marked_missing(fig) == 1  # the empty group, never a 0 bar
     assert "n=1" in svg and "n=4" in svg and "chance" in svg
     single = estimate([1.0])
     assert (single.value, single.low, single.high, single.n) == (1.0, 1.0, 1.0, 1)
@@ -47,22 +52,20 @@ def test_bars_draw_missing_as_missing_and_label_every_n() -> None:
 
 
 def test_bars_with_only_missing_values_and_negative_deltas() -> None:
-    svg = _svg(bars("t", ["a", "b"], {"m": [Estimate(None), Estimate(None)]}))
-    assert svg.count("n/a") == 2
+    assert _marked_missing(bars("t", ["a", "b"], {"m": [Estimate(None), Estimate(None)]})) == 2
     fig = bars("lift", ["cot"], {"m": [Estimate(-0.1, -0.2, 0.05, 30)]}, ylabel="pp")
     low, high = fig.axes[0].get_ylim()
     assert low < -20 and high > 5  # the axis shows the negative delta and its whole CI
 
 
 def test_heatmap_marks_cells_without_data() -> None:
-    svg = _svg(heatmap("g", ["full", "bm25"], ["m1", "m2"], {("full", "m1"): Estimate(0.5, 0.3, 0.7, 10)}))
-    assert svg.count("n/a") == 3 and "n=10" in svg
+    fig = heatmap("g", ["full", "bm25"], ["m1", "m2"], {("full", "m1"): Estimate(0.5, 0.3, 0.7, 10)})
+    assert _marked_missing(fig) == 3 and "n=10" in _svg(fig)
 
 
 def test_scatter_and_shares_survive_empty_groups() -> None:
     assert "no data" in _svg(scatter("s", {"m": []}, "x", "y"))
-    svg = _svg(stacked_shares("d", ["a", "b"], {"A": [0.5, None], "B": [0.5, None]}))
-    assert svg.count("n/a") == 1
+    assert _marked_missing(stacked_shares("d", ["a", "b"], {"A": [0.5, None], "B": [0.5, None]})) == 1
 
 
 def test_tables_write_csv_with_blanks_and_escaped_latex(tmp_path: Path) -> None:
@@ -77,7 +80,7 @@ def test_tables_write_csv_with_blanks_and_escaped_latex(tmp_path: Path) -> None:
     assert rows == [["model_name", "acc %"], ["a_b", "0.5"], ["c", ""]]  # missing is blank, not 0
     tex = (tmp_path / "t-1.tex").read_text()
     assert "\\toprule" in tex and "\\bottomrule" in tex
-    assert "a\\_b" in tex and "acc \\%" in tex and "Accuracy \\% \\& CI\\_95" in tex and "–" in tex
+    assert "a\\_b" in tex and "acc \\%" in tex and "Accuracy \\% \\& CI\\_95" in tex and "c & --" in tex
 
 
 # ---- logs of the three benchmarks on mockllm -------------------------------------------------------------
@@ -158,20 +161,28 @@ def _perso_logs(folder: Path) -> list[str]:
     return [str(log.location) for log in logs]
 
 
+BUILDERS = {"longsocial": _longsocial_logs, "sibench": _sibench_logs, "perso": _perso_logs}
+
+
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """mockllm logs of all three benchmarks."""
+    root = tmp_path_factory.mktemp("logs")
+    return {bench: build(root / bench) for bench, build in BUILDERS.items()}
+
+
+@pytest.fixture(scope="module")
+def reports(logs: dict[str, list[str]], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Each benchmark's report written through the CLI, as a user runs it."""
     root = tmp_path_factory.mktemp("reports")
-    builders = {"longsocial": _longsocial_logs, "sibench": _sibench_logs, "perso": _perso_logs}
     out = {}
-    for bench, build in builders.items():
-        logs = build(root / f"{bench}-logs")
+    for bench, bench_logs in logs.items():
         target = root / bench
         command = [
             str(Path(sys.executable).parent / "socialbench"),
             "report",
             bench,
-            *logs,
+            *bench_logs,
             "--compare-paper",
             "--html",
             str(target / "report.html"),
@@ -182,6 +193,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
+        (target / "stdout.txt").write_text(done.stdout)
         out[bench] = target
     return out
 
@@ -231,3 +243,201 @@ def test_reports_open_in_a_real_browser_without_errors(reports: dict[str, Path],
                 box = part.locator("svg").bounding_box()
                 assert box and box["width"] > 100 and box["height"] > 100, (bench, target)
         page.close()
+
+
+# ---- publication checks: sizes, fonts, legends, overlaps, LaTeX, PDF pages, page width -------------------------
+def check_figure(fig: Any, name: str) -> None:
+    """At its drawn size: one or two columns wide, no text under 7 pt, none past the figure's edge, no two texts
+    on top of each other."""
+    from matplotlib.text import Text
+
+    from socialbench.shared.figures import MIN_FONT, TEXT_WIDTH
+
+    width, height = fig.get_size_inches()
+    assert width <= TEXT_WIDTH + 1e-6 and height <= 9.0, (name, width, height)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    frame = fig.bbox
+    undrawn = set()  # tick labels outside the view limits exist but are never drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - 1e-9 <= tick.get_loc() <= high + 1e-9:
+                    undrawn |= {id(tick.label1), id(tick.label2)}
+    boxes = []
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in undrawn:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.width == 0:
+            continue
+        assert text.get_fontsize() >= MIN_FONT, (name, text.get_text(), text.get_fontsize())
+        assert box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1, (name, "off the page", text.get_text())
+        assert box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, (name, "off the page", text.get_text())
+        boxes.append((text.get_text(), box))
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            overlap_w = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            overlap_h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            assert overlap_w <= 1 or overlap_h <= 1, (name, "overlapping labels", a, b)
+
+
+def legend_labels(fig: Any) -> list[str]:
+    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+
+
+def test_every_series_is_in_the_legend_even_when_its_first_value_is_missing() -> None:
+    # the SI-Bench Table 1 case: paper series whose first groups the paper does not give
+    fig = bars(
+        "scores",
+        ["a", "b", "c"],
+        {"ours": [Estimate(None), estimate([5.0, 6.0]), estimate([4.0])]},
+        scale=1.0,
+        ylim=(0, 10.5),
+        paper={"Gemini": [None, None, 6.99], "Human expert": [None, 6.13, 6.40]},
+    )
+    labels = legend_labels(fig)
+    assert {"ours", "Gemini (paper)", "Human expert (paper)", "n/a: no data"} <= set(labels)
+    check_figure(fig, "legend")
+
+
+def test_reference_lines_close_together_are_labelled_apart() -> None:
+    refs = {f"paper model {i}: {62 + 1.5 * i:g}%": (62 + 1.5 * i) / 100 for i in range(9)}
+    fig = bars("refs", ["run"], {"all pairs": [estimate([1.0, 0.0, 1.0])]}, references=refs)
+    check_figure(fig, "references")  # nine labels between 62% and 74%, none on another
+    assert sum(1 for t in fig.axes[0].texts if t.get_text().startswith("paper model")) == 9
+
+
+def test_accuracy_axes_start_at_zero() -> None:
+    fig = scatter("len", {"m": [(1000.0, 0.0), (2000.0, 0.5)]}, "tokens", "accuracy (%)")
+    assert fig.axes[0].get_ylim()[0] == 0.0
+    fig = bars("acc", ["a"], {"m": [estimate([0.0, 0.0])]})
+    assert fig.axes[0].get_ylim()[0] == 0.0
+
+
+@pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
+def test_report_figures_are_publication_sized_and_readable(logs: dict[str, list[str]], bench: str) -> None:
+    from socialbench.benchmarks import get_benchmark
+
+    document = get_benchmark(bench).document
+    assert document is not None
+    doc = document(logs[bench], True)
+    figures = [p for p in doc.parts() if not isinstance(p, Table)]
+    assert figures
+    for part in figures:
+        check_figure(part.figure, part.name)  # type: ignore[attr-defined]
+        svg = _svg(part.figure)  # type: ignore[attr-defined]
+        assert "n/an/a" not in svg.replace(" ", "")
+    if bench == "sibench":  # every paper row of Table 1 is named in the legend
+        from socialbench.benchmarks.sibench.paper import TABLE1
+
+        table1 = next(p for p in figures if p.name == "sibench-table1")
+        labels = legend_labels(table1.figure)  # type: ignore[attr-defined]
+        assert all(any(name in label for label in labels) for name in TABLE1), labels
+        assert "mockllm/model" in labels
+
+
+def test_pdf_figures_fit_a_page_width_and_no_text_runs_off(reports: dict[str, Path], tmp_path: Path) -> None:
+    import shutil
+
+    import matplotlib.image
+
+    if shutil.which("pdftoppm") is None or shutil.which("pdfinfo") is None:
+        pytest.skip("poppler-utils (pdftoppm, pdfinfo) is not installed (`make test` installs it)")
+    checked = 0
+    for bench, folder in reports.items():
+        for pdf in sorted((folder / "figures").glob("*.pdf")):
+            info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+            width_pt, height_pt = map(float, re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", info).groups())  # type: ignore[union-attr]
+            assert width_pt <= 7.0 * 72 + 1 and height_pt <= 9 * 72, (bench, pdf.name, width_pt, height_pt)
+            assert width_pt >= 3.3 * 72 - 1, (bench, pdf.name, width_pt)  # drawn at its size, not cropped
+            png = tmp_path / f"{bench}-{pdf.stem}"
+            subprocess.run(["pdftoppm", "-r", "100", "-png", "-singlefile", str(pdf), str(png)], check=True)
+            image = matplotlib.image.imread(str(png) + ".png")[..., :3]
+            assert abs(image.shape[1] - width_pt / 72 * 100) <= 2, (bench, pdf.name, image.shape)
+            edges = [image[0], image[-1], image[:, 0], image[:, -1]]
+            assert all(float(e.min()) > 0.98 for e in edges), (bench, pdf.name, "something touches the edge")
+            checked += 1
+    assert checked >= 10
+
+
+LATEX_DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
+
+
+def test_every_latex_table_compiles_with_pdflatex(reports: dict[str, Path], tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (`make test` installs texlive-latex-base and -recommended)")
+    tables = [tex for folder in reports.values() for tex in sorted((folder / "tables").glob("*.tex"))]
+    assert len(tables) >= 10
+    for tex in tables:
+        body = tex.read_text()
+        assert "False" not in body and "True" not in body, tex.name
+        source = tmp_path / f"{tex.parent.parent.name}-{tex.stem}.tex"
+        source.write_text(LATEX_DOCUMENT % body)
+        done = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", source.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, (tex.name, done.stdout[-1500:])
+        assert "Unicode character" not in done.stdout, tex.name
+        # numbers right-aligned: the column spec has an r for each number column
+        spec = re.search(r"\\begin\{tabular\}\{([lr]+)\}", body)
+        assert spec and "r" in spec.group(1), (tex.name, body[:300])
+
+
+def test_latex_symbols_and_alignment(tmp_path: Path) -> None:
+    from socialbench.shared.reporting import latex_table
+
+    table = Table(
+        "t", "Δ vs Full, ρ ≥ 0.5 – café", ["setting", "Δ (pp)", "ρ", "ok"],
+        [["full", Estimate(-1.25, -3.5, 1.0, 12), 0.123456, True], ["bm25", None, None, False]],
+    )  # fmt: skip
+    tex = latex_table(table)
+    assert r"$\Delta$" in tex and r"$\rho$" in tex and r"$\geq$" in tex and "yes" in tex and "no" in tex
+    assert "{lrrl}" in tex and "-1.2 [-3.5, 1.0]" in tex and "0.1 " in tex
+
+
+def test_csv_keeps_full_precision_and_estimates_as_four_columns(tmp_path: Path) -> None:
+    doc = Document(
+        "x",
+        "X",
+        {"socialbench": "0", "generated": "now", "models": [], "runs": []},
+        [
+            Section(
+                "s", [Table("t", "T", ["run", "accuracy %"], [["a", Estimate(200 / 3, 50.0, 80.0, 6)], ["b", None]])]
+            )
+        ],
+    )
+    write_tables(doc, tmp_path)
+    rows = list(csv.reader((tmp_path / "t.csv").open()))
+    assert rows[0] == ["run", "accuracy %", "accuracy % CI low", "accuracy % CI high", "accuracy % n"]
+    assert rows[1] == ["a", repr(200 / 3), "50.0", "80.0", "6"] and rows[2] == ["b", "", "", "", ""]
+
+
+def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browser: Any) -> None:
+    for bench, folder in reports.items():
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((folder / "report.html").as_uri())
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 1280, (bench, width)
+        too_wide = page.evaluate(
+            "[...document.querySelectorAll('.wide')].filter(d => d.scrollWidth > d.clientWidth + 1)"
+            ".map(d => d.parentElement.id)"
+        )
+        assert too_wide == [], (bench, too_wide)  # no table needs its own scroll bar either
+        html = (folder / "report.html").read_text()
+        assert "{'" not in html, bench  # settings as key: value lines, not a Python dict
+        page.close()
+
+
+def test_report_stdout_is_only_the_report(reports: dict[str, Path]) -> None:
+    for bench, folder in reports.items():
+        stdout = (folder / "stdout.txt").read_text()
+        assert stdout.strip(), bench
+        assert "Loading" not in stdout and "it/s" not in stdout and "\r" not in stdout, (bench, stdout[:500])

@@ -20,7 +20,11 @@ pytestmark = pytest.mark.slow
 
 
 class _Slow(BaseHTTPRequestHandler):
-    """An OpenAI-compatible chat endpoint that takes 0.3 s per answer (so a run can be killed midway)."""
+    """An OpenAI-compatible chat endpoint that takes 0.3 s per answer and counts its answers, so a run can be
+    killed after a known number of them (not after a wall-clock time, which depends on the machine)."""
+
+    answered = 0
+    counted = threading.Condition()
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -40,13 +44,18 @@ class _Slow(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        with _Slow.counted:
+            _Slow.answered += 1
+            _Slow.counted.notify_all()
 
     def log_message(self, *args: object) -> None:
         pass
 
 
-@pytest.mark.parametrize("kill_after", [1.0, 4.0])
-def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: float) -> None:
+@pytest.mark.parametrize("kill_after", [1, 8])
+def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: int) -> None:
+    """Killed after 1 and after 8 of its 12 answers (the kill lands while later requests are under way)."""
+    _Slow.answered = 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     env = {**os.environ, "SLOW_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "SLOW_API_KEY": "none"}
@@ -55,7 +64,11 @@ def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_af
     command += ["--log-dir", str(tmp_path), "--display", "none"]
     try:
         first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(kill_after)
+        deadline = time.monotonic() + 600  # only a hung run reaches this
+        with _Slow.counted:
+            while _Slow.answered < kill_after and first.poll() is None and time.monotonic() < deadline:
+                _Slow.counted.wait(0.5)
+        assert first.poll() is None, "the run ended before it could be killed"
         first.send_signal(signal.SIGKILL)
         first.wait()
         resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)  # the same command

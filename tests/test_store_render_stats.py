@@ -67,7 +67,9 @@ def test_failed_write_keeps_the_previous_file(data: Path, tmp_path: Path) -> Non
         write_episodes(path, exploding())
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["episodes.jsonl"]  # no temp file left behind
-    assert oct(path.stat().st_mode & 0o777) != oct(0o600)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~umask)  # as open() makes it, not mkstemp's 0600
 
 
 def test_atomic_writer_creates_nothing_on_error(tmp_path: Path) -> None:

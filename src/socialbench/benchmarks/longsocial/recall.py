@@ -7,6 +7,7 @@ per setting: mean recall, share of items with at least 75% recall, share with fu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 from typing import Any
@@ -15,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...conversations.render import short_ids
+from ...core.jsonl import atomic_writer
 from ...shared import retrieval
 from ...shared.embeddings import load_embedder
 from .task import load_pack
@@ -22,34 +24,86 @@ from .workflows import WORKFLOWS, Retrieval, StructureAware
 
 
 def evidence_recall(
-    items: str | None = None, episodes: str | None = None, embedder: str = "minilm"
+    items: str | None = None,
+    episodes: str | None = None,
+    embedder: str = "minilm",
+    only: set[str] | None = None,
 ) -> list[dict[str, Any]]:
+    """Per retrieval setting, the evidence recall of every item with evidence (``recalls``, in item order) and its
+    summaries. ``only``: sample ids (``EPISODE:ITEM``) to keep, e.g. the items of some logs.
+
+    Each item's retrieved posts are cached on disk (``retrieval.cache_dir()/recall``), keyed by the episode's
+    content, the stem, the setting and the embedder, so a report over the same items pays nothing a second time."""
     _, _, threads, checked = load_pack(items, episodes)
-    loaded = [i for i in checked if i.evidence]
+    loaded = [i for i in checked if i.evidence and (only is None or f"{i.episode_id}:{i.id}" in only)]
     settings = [w for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware)]
     settings = [w for w in settings if not w.name.startswith("rag-")]  # RAG shows the same posts as its retriever
+    cache = _RecallCache(embedder)
     out = []
     for setting in settings:
+        dense = "embedder" in setting.needs
         recalls, shown = [], []
         for item in loaded:
             thread = threads[item.episode_id]
             by_short = {s: n for n, s in short_ids(thread).items()}
             evidence = {by_short[e] for e in item.evidence}
-            ids = set(setting.retrieved(thread, item.stem, embedder))
+            ids = cache.retrieved(setting, thread, item.stem, dense)
             recalls.append(len(evidence & ids) / len(evidence))
             shown.append(len(ids))
         out.append(
             {
                 "setting": setting.name,
-                "embedder": load_embedder(embedder).name if "embedder" in setting.needs else None,
+                "embedder": cache.embedder_name() if dense else None,
                 "items": len(recalls),
                 "mean_recall": statistics.fmean(recalls) if recalls else None,
                 "share_ge_75": sum(r >= 0.75 for r in recalls) / len(recalls) if recalls else None,
                 "full_coverage": sum(r == 1.0 for r in recalls) / len(recalls) if recalls else None,
                 "mean_posts_shown": statistics.fmean(shown) if shown else None,
+                "recalls": recalls,
             }
         )
+    cache.save()
     return out
+
+
+class _RecallCache:
+    """The posts each retrieval setting shows for an item, on disk: retrieval does not depend on any model or
+    log, and the dense settings' query embeddings are most of a report's time otherwise."""
+
+    VERSION = 1
+
+    def __init__(self, embedder: str) -> None:
+        self.embedder = embedder
+        self.path = retrieval.cache_dir() / "recall" / f"v{self.VERSION}-{_safe(embedder)}.json"
+        try:
+            self.entries: dict[str, list[str]] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+        self.dirty = False
+        self._name: str | None = None
+
+    def embedder_name(self) -> str:
+        if self._name is None:
+            self._name = load_embedder(self.embedder).name
+        return self._name
+
+    def retrieved(self, setting: Any, thread: Any, stem: str, dense: bool) -> set[str]:
+        key = hashlib.sha256(
+            f"{setting.name}\x00{retrieval.corpus(thread).key}\x00{stem}\x00{self.embedder if dense else ''}".encode()
+        ).hexdigest()
+        if key not in self.entries:
+            self.entries[key] = sorted(setting.retrieved(thread, stem, self.embedder))
+            self.dirty = True
+        return set(self.entries[key])
+
+    def save(self) -> None:
+        if self.dirty:
+            with atomic_writer(self.path) as handle:
+                handle.write(json.dumps(self.entries))
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
 def recall(

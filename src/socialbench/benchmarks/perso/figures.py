@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.log import read_eval_log
 
-from ...shared.figures import Estimate, bars, from_line, stacked_shares
+from ...shared.figures import Estimate, bars, dots, from_line, stacked_shares
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import paper
 from .baselines import feature_classifier
@@ -47,9 +47,6 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         classifier = _classifier_on_logged_pairs(first["log"])
         if classifier is not None:
             refs["14-feature classifier, 5-fold CV"] = classifier
-        if compare_paper:
-            for name, (value, ref) in {**paper.BASELINES, **paper.BEHAVIORAL}.items():
-                refs[f"paper: {name} {value:g} ({ref})"] = value / 100
         labels = [_label(r) for r in behavioral]
         accuracy = bars(
             "Behavioral accuracy: which reply won the delta",
@@ -67,21 +64,36 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         first_rate = bars(
             "First-position choice rate (Fig. 2)",
             labels,
-            {"chose the reply shown first": [Estimate(r["first_choice_rate"]) for r in behavioral]},
+            {"chose the reply shown first": [from_line(r.get("first_choice")) for r in behavioral]},
             ylabel="share of valid answers (%)",
             references=first_refs,
         )
+        behavioral_figures = [
+            Figure("perso-behavioral-accuracy", "Behavioral accuracy with reference lines", accuracy),
+            Figure("perso-first-position", "First-position choice rate", first_rate),
+        ]
+        if compare_paper:  # the paper's models are rows beside ours, not nine reference lines
+            dot_rows = [(f"{_label(r)}, all pairs", from_line(r["all"]), False) for r in behavioral]
+            dot_rows += [
+                (f"{name} (paper, {ref})", Estimate(value / 100), True)
+                for name, (value, ref) in {**paper.BEHAVIORAL, **paper.BASELINES}.items()
+            ]
+            behavioral_figures.append(
+                Figure(
+                    "perso-behavioral-paper",
+                    "Behavioral accuracy beside the paper's models and baselines",
+                    dots("Behavioral accuracy: this run and the paper's", dot_rows, references={"chance (50%)": 0.5}),
+                )
+            )
         table = Table(
             "perso-behavioral",
-            "Behavioral accuracy % [95% CI] (n samples)",
+            "Behavioral accuracy % [95% CI] over samples (each pair is asked in both orders)",
             [
                 "model",
-                "all pairs",
-                "CI low",
-                "CI high",
-                "n",
-                "length-robust",
-                "robust n",
+                "all pairs %",
+                "samples",
+                "length-robust %",
+                "robust samples",
                 "first-position %",
                 "same choice both orders %",
                 "invalid",
@@ -90,13 +102,11 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             [
                 [
                     _label(r),
-                    _pct(r["all"]["accuracy"]),
-                    _pct(r["all"]["ci95"][0] if r["all"]["ci95"] else None),
-                    _pct(r["all"]["ci95"][1] if r["all"]["ci95"] else None),
+                    _pct_estimate(r["all"]),
                     r["all"]["n"],
-                    _pct(r["length_robust"]["accuracy"]),
+                    _pct_estimate(r["length_robust"]),
                     r["length_robust"]["n"],
-                    _pct(r["first_choice_rate"]),
+                    _pct_estimate(r.get("first_choice")),
                     _pct(r["order_consistent_pairs"]),
                     r["invalid"],
                     _pct(r["length_heuristic_same_pairs"]),
@@ -104,16 +114,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 for r in behavioral
             ],
         )
-        sections.append(
-            Section(
-                "Behavioral task (§3.2.1)",
-                [
-                    Figure("perso-behavioral-accuracy", "Behavioral accuracy with reference lines", accuracy),
-                    Figure("perso-first-position", "First-position choice rate", first_rate),
-                    table,
-                ],
-            )
-        )
+        sections.append(Section("Behavioral task (§3.2.1)", [*behavioral_figures, table]))
     if cognitive:
         series = {_label(r): [from_line(r[d]) for d in DIMENSIONS] for r in cognitive}
         paper_series = (
@@ -136,25 +137,13 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         distribution = stacked_shares("Option-choice distribution (§A.5)", groups, shares)
         table = Table(
             "perso-cognitive",
-            "Cognitive accuracy % [95% CI] (n items) per dimension",
-            ["model", *[f"{d} {k}" for d in DIMENSIONS for k in ("%", "CI low", "CI high", "n")], "items by"],
+            "Cognitive accuracy % [95% CI] per dimension, n = items asked",
+            ["model", *DIMENSIONS, "items by"],
             [
-                [
-                    _label(r),
-                    *[
-                        v
-                        for d in DIMENSIONS
-                        for v in (
-                            _pct(r[d]["accuracy"]),
-                            _pct(r[d]["ci95"][0] if r[d]["ci95"] else None),
-                            _pct(r[d]["ci95"][1] if r[d]["ci95"] else None),
-                            r[d]["n"],
-                        )
-                    ],
-                    "; ".join(r["item_authors"] or []),
-                ]
+                [_label(r), *[_pct_estimate(r[d]) for d in DIMENSIONS], "; ".join(r["item_authors"] or [])]
                 for r in cognitive
             ],
+            show_n=True,
         )
         sections.append(
             Section(
@@ -183,6 +172,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                         "PerSo's published numbers (accuracy %), as printed",
                         ["who", "task", "%", "source"],
                         rows,
+                        decimals=2,
                     )
                 ],
             )
@@ -196,3 +186,10 @@ def _share(percent: float | None) -> float | None:
 
 def _pct(value: float | None) -> float | None:
     return None if value is None else 100 * value
+
+
+def _pct_estimate(line: dict[str, Any] | None) -> Estimate:
+    est = from_line(line)
+    if est.missing:
+        return est
+    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)

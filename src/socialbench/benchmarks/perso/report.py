@@ -73,6 +73,7 @@ def behavioral_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "length_robust": {**_accuracy([r["correct"] for r in robust]), "pairs": len(robust_pairs)},
         "invalid": sum(1 for r in rows if r["status"] == INVALID),
         "first_choice_rate": statistics.fmean(r["answer"] == "1" for r in valid) if valid else None,
+        "first_choice": _accuracy([float(r["answer"] == "1") for r in valid]),
         "order_consistent_pairs": (statistics.fmean(len(chosen[p]) == 1 for p in seen_twice) if seen_twice else None),
         "length_heuristic_same_pairs": length_heuristic(list(pairs.values())) if pairs else None,
     }

@@ -15,6 +15,8 @@ from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_SOURCE
 from .prompts import COMPONENT_KEYS
 
 SCORE_GROUPS = [*COMPONENT_KEYS, "cot_reply", "direct_reply"]
+SCORE_LABELS = [k.replace("_", " ").replace("cot", "CoT") for k in SCORE_GROUPS]
+"""Table 1's columns as figures and tables name them: ``emotional attitude``, ``CoT reply``, ..."""
 
 
 def _values(rows: list[dict[str, Any]], key: str) -> list[float]:
@@ -37,17 +39,29 @@ def _score_estimates(rows: list[dict[str, Any]], model: str) -> list[Estimate]:
     ]
 
 
-def _est_cells(est: Estimate) -> list[Any]:
-    return [est.value, est.low, est.high, est.n]
+def _n_range(ests: list[Estimate]) -> str | int | None:
+    counts = sorted({e.n for e in ests if not e.missing})
+    if not counts:
+        return None
+    return counts[0] if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
 
 
-def _estimate_table(name: str, title: str, groups: list[str], series: dict[str, list[Estimate]]) -> Table:
+def _estimate_table(
+    name: str, title: str, groups: list[str], series: dict[str, list[Estimate]], rows_are: str = "model"
+) -> Table:
+    """Models as rows (as the paper's tables), one column per group: mean [95% CI]; n judged per row (the CSV has
+    each cell's n)."""
     return Table(
         name,
         title,
-        ["model", *[f"{g} {k}" for g in groups for k in ("mean", "CI low", "CI high", "n")]],
-        [[m, *[c for est in ests for c in _est_cells(est)]] for m, ests in series.items()],
+        [rows_are, *groups, "n judged"],
+        [[m, *ests, _n_range(ests)] for m, ests in series.items()],
+        decimals=2,
     )
+
+
+def _transposed(series: dict[str, list[Estimate]], groups: list[str]) -> dict[str, list[Estimate]]:
+    return {g: [ests[i] for ests in series.values()] for i, g in enumerate(groups)}
 
 
 def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper: bool) -> Section:
@@ -59,16 +73,16 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
     )
     figure = bars(
         "Process and reply scores per model (Table 1)",
-        SCORE_GROUPS,
+        SCORE_LABELS,
         scores,
         ylabel="score (0-10)",
         scale=1.0,
         paper=paper_series,
-        ylim=(0, 10.5),
+        ylim=(0, 11.8),
     )
     parts: list[Table | Figure] = [
         Figure("sibench-table1", "Process and reply scores", figure),
-        _estimate_table("sibench-table1", "Table 1: mean score (0-10) [95% CI] (n judged)", SCORE_GROUPS, scores),
+        _estimate_table("sibench-table1", "Table 1: mean score (0–10) [95% CI], models as rows", SCORE_LABELS, scores),
     ]
     if compare_paper:
         parts.append(
@@ -77,6 +91,7 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
                 f"SI-Bench's published scores ({TABLE1_SOURCE}), where our copy of the table is unambiguous",
                 ["who", *TABLE1_COLUMNS],
                 [[name, *[values.get(k) for k in TABLE1_COLUMNS]] for name, values in TABLE1.items()],
+                decimals=2,
             )
         )
     return Section("Scores (RQ1)", parts)
@@ -103,13 +118,15 @@ def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Secti
             ]
             for m in models
         }
-        figure = bars(title, groups, series, ylabel="reply score (0-10)", scale=1.0, ylim=(0, 10.5))
-        out.append(
-            Section(
-                title,
-                [Figure(name, title, figure), _estimate_table(name, f"{title}: mean [95% CI] (n)", groups, series)],
-            )
+        figure = bars(title, groups, series, ylabel="reply score (0–10)", scale=1.0, ylim=(0, 11.8))
+        table = _estimate_table(
+            name,
+            f"{title}: mean [95% CI], one column per model",
+            list(series),
+            _transposed(series, groups),
+            rows_are=key.replace("_", " "),
         )
+        out.append(Section(title, [Figure(name, title, figure), table]))
     return out
 
 
@@ -136,8 +153,8 @@ def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
     )
     table = Table(
         "sibench-ablation",
-        "Ablation deltas (Table 2), paired on dialogues: Δ [95% CI] (n dialogues)",
-        ["model", "removed", "n", "reply", "full CoT reply", "Δ", "CI low", "CI high", "unpaired"],
+        "Ablation deltas (Table 2), paired on dialogues: Δ [95% CI]",
+        ["model", "removed", "dialogues", "reply", "full CoT reply", "Δ", "unpaired"],
         [
             [
                 d["model"],
@@ -145,12 +162,12 @@ def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
                 d["n"],
                 d["reply"],
                 d["full_cot_reply"],
-                d["delta"],
-                *(d["ci95"] or (None, None)),
+                Estimate(d["delta"], (d["ci95"] or (None, None))[0], (d["ci95"] or (None, None))[1], d["n"]),
                 d["unpaired"],
             ]
             for d in deltas
         ],
+        decimals=2,
     )
     return Section("Ablations (§4.4)", [Figure("sibench-ablation", "Ablation deltas", figure), table])
 
@@ -189,6 +206,7 @@ def _style_section(rows: list[dict[str, Any]]) -> Section | None:
             [r["model"], r.get("kind", "CoT process"), r["n"], r["words"], r["diversity"], r["entropy"], r["richness"]]
             for r in style_rows
         ],
+        decimals=2,
     )
     return Section(
         "Process richness (Fig. 4)",
@@ -218,12 +236,9 @@ def _wins_section(rows: list[dict[str, Any]]) -> Section | None:
     )
     table = Table(
         "sibench-winrate",
-        "CoT win rate % [95% CI] (n dialogues)",
-        ["run", "win rate", "CI low", "CI high", "n"],
-        [
-            [label, *(100 * v if isinstance(v, float) else v for v in _est_cells(est))]
-            for label, est in zip(labels, series["CoT win rate"], strict=True)
-        ],
+        "CoT win rate % [95% CI]",
+        ["run", "win rate %", "dialogues"],
+        [[label, _percent(est), est.n] for label, est in zip(labels, series["CoT win rate"], strict=True)],
     )
     return Section("CoT win rate (RQ3)", [Figure("sibench-winrate", "CoT win rate", figure), table])
 
@@ -246,7 +261,7 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
     table = Table(
         "sibench-similarity",
         "Fig. 5: mean cosine similarity of the CoT process to each reply, paired difference [95% CI] (n dialogues)",
-        ["model", "embedder", "n", "process-CoT reply", "process-direct reply", "difference", "CI low", "CI high"],
+        ["model", "embedder", "dialogues", "process ↔ CoT reply", "process ↔ direct reply", "difference"],
         [
             [
                 r["model"],
@@ -254,16 +269,23 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
                 r["n"],
                 r["process_cot_reply"],
                 r["process_direct_reply"],
-                r["difference"],
-                *r["ci95"],
+                Estimate(r["difference"], r["ci95"][0], r["ci95"][1], r["n"]),
             ]
             for r in similarity
         ],
+        decimals=3,
         note="The embedding model is English-only: on Chinese text treat the numbers with care."
         if english_only
         else "",
     )
     return Section("Similarity (Fig. 5)", [Figure("sibench-similarity", "Process-reply similarity", figure), table])
+
+
+def _percent(est: Estimate) -> Estimate:
+    if est.missing:
+        return est
+    scaled = [None if v is None else 100 * v for v in (est.value, est.low, est.high)]
+    return Estimate(scaled[0], scaled[1], scaled[2], est.n)
 
 
 def _similarity(logs: list[str], embedder: str) -> list[dict[str, Any]]:

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
+from ...core.machine import usable_cpus
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import ImportReport, json_problem, line_blocks, require
 from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix, post_title
@@ -459,7 +460,7 @@ def _duckdb_rows(
             config={
                 "temp_directory": tmp,
                 "memory_limit": os.environ.get("SOCIALBENCH_DUCKDB_MEMORY", DEFAULT_MEMORY),
-                "threads": os.cpu_count() or 1,
+                "threads": usable_cpus(),
                 "preserve_insertion_order": False,
             },
         )
