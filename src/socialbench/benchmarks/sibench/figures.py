@@ -11,7 +11,7 @@ from typing import Any
 from ...shared.figures import Estimate, bars, estimate
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import analysis
-from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_SOURCE
+from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_ROW_SOURCES, TABLE1_SOURCE
 from .prompts import COMPONENT_KEYS
 
 SCORE_GROUPS = [*COMPONENT_KEYS, "cot_reply", "direct_reply"]
@@ -89,8 +89,11 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
             Table(
                 "sibench-paper",
                 f"SI-Bench's published scores ({TABLE1_SOURCE}), where our copy of the table is unambiguous",
-                ["who", *TABLE1_COLUMNS],
-                [[name, *[values.get(k) for k in TABLE1_COLUMNS]] for name, values in TABLE1.items()],
+                ["who", *[k.replace("_", " ").replace("cot", "CoT") for k in TABLE1_COLUMNS], "source"],
+                [
+                    [name, *[values.get(k) for k in TABLE1_COLUMNS], TABLE1_ROW_SOURCES.get(name, TABLE1_SOURCE)]
+                    for name, values in TABLE1.items()
+                ],
                 decimals=2,
             )
         )
