@@ -28,7 +28,6 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "tests"))
     import test_reports
-
     from socialbench.benchmarks import get_benchmark
     from socialbench.shared.reporting import Figure
 

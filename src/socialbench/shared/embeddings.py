@@ -37,7 +37,7 @@ def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
     try:
         import transformers
 
-        transformers.utils.logging.disable_progress_bar()  # in case transformers was imported before
+        transformers.utils.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # if imported before
     except ImportError:  # pragma: no cover - installed with the similarity extra
         pass
     try:
