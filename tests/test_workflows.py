@@ -212,3 +212,23 @@ def test_llm_retriever_chunks_an_episode_that_does_not_fit(tmp_path: Path) -> No
     chunks = asyncio.run(LLMRetriever().chunks(thread, Question("q?", ["a", "b", "c", "d"], {}), env))
     assert len(chunks) > 2 and sum(len(c) for c in chunks) == len(thread)
     assert [n.id for c in chunks for n in c] == [n.id for n in thread.traverse("thread")]
+
+
+def test_evidence_recall_over_some_items_is_cached_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's Table 18 covers the logged items only, and a second report over them retrieves nothing again."""
+    from socialbench.benchmarks.longsocial import workflows
+    from socialbench.benchmarks.longsocial.task import load_pack
+
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path))
+    _, _, _, items = load_pack()
+    with_evidence = [f"{i.episode_id}:{i.id}" for i in items if i.evidence][:3]
+    only = {*with_evidence, "no:such-item"}
+    first = evidence_recall(only=only)
+    assert {r["items"] for r in first} == {3} and all(len(r["recalls"]) == 3 for r in first)
+
+    def no_retrieval(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("retrieved again although cached")
+
+    monkeypatch.setattr(workflows.Retrieval, "retrieved", no_retrieval)
+    monkeypatch.setattr(workflows.StructureAware, "retrieved", no_retrieval)
+    assert evidence_recall(only=only) == first

