@@ -58,8 +58,17 @@ def test_kv_cache_reuses_the_longest_common_prefix(model: Model) -> None:
     cold = ask(model, PREFIX + "\nQuestion two, longer?\nAnswer:", logprobs=True, top_logprobs=3, max_tokens=1)
     warm_top = [(t.token, round(t.logprob, 3)) for t in second.choices[0].logprobs.content[0].top_logprobs]  # type: ignore[attr-defined]
     cold_top = [(t.token, round(t.logprob, 3)) for t in cold.choices[0].logprobs.content[0].top_logprobs]  # type: ignore[attr-defined]
-    assert [t for t, _ in warm_top] == [t for t, _ in cold_top]
-    assert all(abs(a - b) < 0.25 for (_, a), (_, b) in zip(warm_top, cold_top, strict=True))
+    # the same best token; tokens in both lists within the tolerance; a token in one list only is a near-tie at
+    # the cut (within the tolerance of the other list's last value): which of two near-equal tokens ranks third
+    # depends on the CPU's kernels and the batch split, not on the cache
+    assert warm_top[0][0] == cold_top[0][0], (warm_top, cold_top)
+    warm, cold_values = dict(warm_top), dict(cold_top)
+    for token in warm.keys() & cold_values.keys():
+        assert abs(warm[token] - cold_values[token]) < 0.25, (warm_top, cold_top)
+    for token in warm.keys() - cold_values.keys():
+        assert warm[token] < cold_top[-1][1] + 0.25, (warm_top, cold_top)
+    for token in cold_values.keys() - warm.keys():
+        assert cold_values[token] < warm_top[-1][1] + 0.25, (warm_top, cold_top)
 
 
 def test_overlong_prompt_stops_with_model_length(model: Model) -> None:
