@@ -197,6 +197,8 @@ def bars(
     paper's number is comparable with) or spread over the group. Non-negative quantities start at 0."""
     ours = [(name, list(values)) for name, values in series.items()]
     printed = list((paper or {}).items())
+    if paper_matches not in series:  # nothing to stand beside: each paper series gets a slot of its own
+        paper_matches = None
     k = max(1, len(ours))
     slots = len(groups) * (k + (len(printed) if paper_matches is None and printed else 0))
     width = width or (COLUMN_WIDTH if slots <= (4 if references else 10) else TEXT_WIDTH)
@@ -226,7 +228,7 @@ def bars(
                 values_seen += [lo, hi]
             estimates.append((offset[j], est))
     for p, (name, numbers) in enumerate(printed):
-        if paper_matches is not None and paper_matches in series:
+        if paper_matches is not None:
             at = x - 0.4 + slot * (list(series).index(paper_matches) + 0.5)
         else:
             at = x - 0.4 + slot * (k + p + 0.5)
