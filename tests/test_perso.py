@@ -7,6 +7,7 @@ import bz2
 import io
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +18,39 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from rich.console import Console
 
 from socialbench.benchmarks.perso import perso, perso_generate
-from socialbench.benchmarks.perso.baselines import feature_classifier, length_heuristic
-from socialbench.benchmarks.perso.behavioral import parse_ratings
+from socialbench.benchmarks.perso.baselines import (
+    CLASSIFIERS,
+    baselines,
+    behavioral_baselines,
+    feature_classifier,
+    length_estimate,
+    length_heuristic,
+    length_statistics,
+    path_lengths,
+    root_lengths,
+)
+from socialbench.benchmarks.perso.behavioral import VALID, parse_ratings
 from socialbench.benchmarks.perso.data import (
     branches,
-    clean_post,
+    candidate_pairs,
     construct,
     default_threads,
     load_pairs,
     load_threads,
+    post_cleaning,
+    shown_post,
     subset_pairs,
 )
+from socialbench.benchmarks.perso.features import FEATURES, surface_features
 from socialbench.benchmarks.perso.generation import export_items
 from socialbench.benchmarks.perso.human import analyse, load_annotations
 from socialbench.benchmarks.perso.items import CognitiveItem, lint, load_items
-from socialbench.benchmarks.perso.report import collect
+from socialbench.benchmarks.perso.posts import clean, clean_post, marker_line
+from socialbench.benchmarks.perso.report import behavioral_summary, collect
 from socialbench.conversations.model import Node, Thread
 from socialbench.conversations.sources import read_cmv_pairs
 from socialbench.core.errors import InputError
+from socialbench.shared.statistics import bootstrap_ci
 
 PAIRS = "cmv_pairs/heldout_pair_data.jsonlist.bz2"
 
@@ -85,13 +101,26 @@ def test_shipped_threads_and_construction_counts() -> None:
     threads = load_threads()
     sources = {t.meta["source"] for t in threads}
     assert sources == {"cmv-pairs", "cmv"} and len(threads) == 542 + 67
-    built = construct(threads)
+    # a rule that cannot be checked does not pass: the pair file has no OP replies, the exchanges no scores
+    strict = construct(threads)
+    rules = {c.name: c for c in strict.counts}
+    assert not strict.pairs and rules["approval"].not_checkable > 0 and rules["op-replies"].not_checkable > 0
+    for c in strict.counts[2:-1]:  # every rule: each thread that reached it was checked or not checkable
+        assert c.checked == c.passed + c.failed and c.reached == c.checked + c.not_checkable
+        assert c.threads == c.passed and c.admitted_unchecked == 0
+    with pytest.raises(InputError, match=r"unchecked=admit"):
+        load_pairs(subset="200")
+    built = construct(threads, unchecked="admit")
     counts = {c.name: c.threads for c in built.counts}
-    # each rule can only remove threads; one pair per surviving thread
     seq = [c.threads for c in built.counts]
     assert seq == sorted(seq, reverse=True) and counts["one-pair"] == len(built.pairs)
     assert counts["threads"] == 609 and counts["one-pair"] >= 200  # enough for the paper's sample of 200
+    op = next(c for c in built.counts if c.name == "op-replies")
+    assert op.admitted_unchecked == op.not_checkable > 0 and op.threads == op.passed + op.not_checkable
     assert len({p.thread.id for p in built.pairs}) == len(built.pairs)
+    # each admitted pair records the rules that could not be checked on it; fully checked pairs record none
+    assert set(built.unchecked) <= {p.id for p in built.pairs}
+    assert all("op-replies" in built.unchecked[p.id] for p in built.pairs if p.winner.source == "cmv-pairs")
     for pair in built.pairs:
         assert pair.winner.delta and not pair.loser.delta
         if pair.winner.reply.score is not None and pair.loser.reply.score is not None:
@@ -120,6 +149,9 @@ def test_rules_on_hand_built_threads() -> None:
     ]
     found = {b.id: b for b in branches(_thread(replies))}
     assert set(found) == {"a", "b"}  # a deleted reply is no candidate
+    # a reply whose author deleted the account keeps its text: it stays a candidate
+    gone_author = Node(id="d", parent_id="p", author=None, deleted=True, text="Dogs are loyal, really loyal.")
+    assert "d" in {b.id for b in branches(_thread([*replies, gone_author]))}
     assert found["a"].delta and found["a"].won_by_first_reply and not found["b"].delta
     assert found["a"].op_reply is not None and found["a"].op_reply.id == "a1"
     built = construct([_thread(replies)])
@@ -144,6 +176,85 @@ def test_moderator_footnote_is_cut() -> None:
     post = "My view.\n\n_____\n\n> *Hello, users of CMV! This is a footnote from your moderators.* Happy CMVing!"
     assert clean_post(post) == "My view."
     assert clean_post("No footnote here.") == "No footnote here."
+    # the variants of the shipped data: no rule line, and the submission form's instruction left in
+    assert clean_post("My view.\n> *Hello, users of CMV! This is a footnote*") == "My view."
+    form = "My view.\n\nPlease leave the footnote below the following line, but remember to delete this sentence."
+    assert clean_post(form) == "My view."
+
+
+@pytest.mark.parametrize(
+    ("post", "shown"),
+    [
+        ("Body.\n\nEDIT: my view has been changed.", "Body."),
+        ("Body.\n\n**Edit 2:** Delta awarded to /u/x.\n\nHe said dogs help people.", "Body."),
+        ("Body.\n\nEDIT_1: thanks\nEDIT_2: more", "Body."),
+        ("Body.\n\n---Edit---\nMany responses say X.", "Body."),
+        ("Body.\n\nupdate: I now think otherwise", "Body."),
+        ("Body.\n\n#Deltas:\n\n1. [Changed my view on: X](http://x)", "Body."),
+        ("Body.\n\n/u/caw81 has slightly changed my view.", "Body."),
+        ("Body.\n\nOk, view changed. I meant something else.", "Body."),
+        ("Body.\n\nEdited for grammar.", "Body."),
+        (
+            "**EDIT: view changed, thanks all.**\n\nBody first paragraph.\n\nBody second.",
+            "Body first paragraph.\n\nBody second.",
+        ),
+        ("Body (edit: I was wrong) goes on.", "Body goes on."),
+        ("Body sentence. *Edit: he may be ill.* Body goes on.\n\nLast.", "Body sentence. Body goes on.\n\nLast."),
+        ("I think X. EDIT: changed my mind.\n\nSecond paragraph.", "I think X.\n\nSecond paragraph."),
+        ("I ~~hate~~ dislike cats.", "I hate dislike cats."),
+        ("I'm happy to edit for any clarification. I'd like my view changed.", None),
+        ("I will award deltas to good arguments.", None),
+    ],
+)
+def test_the_ops_later_edits_are_cut(post: str, shown: str | None) -> None:
+    result = clean(post)
+    assert result.text == (post if shown is None else shown)
+    assert result.edited == (shown is not None and "~~" not in post)
+
+
+def _lines_before_the_first_edit(post: str, title: str) -> list[str]:
+    """The post's lines before its first edit marker: the body as the persuaders read it, to be kept verbatim
+    (lines with an inline edit or strike marks, and the footnote, aside)."""
+    out = []
+    for line in post.removeprefix(title).splitlines():
+        if marker_line(line) or "Hello, users of CMV" in line:
+            break
+        inline = any(m in line.lower() for m in ("~~", "edit", "delta", "update", "leave the footnote"))
+        if line.strip().strip("_-* ") and not inline:
+            out.append(line.strip())
+    return out
+
+
+def test_no_shown_post_holds_an_edit_or_the_footnote_and_no_body_is_lost() -> None:
+    threads = load_threads()
+    cleaning = post_cleaning(threads)
+    assert cleaning.edited_posts >= 150 and cleaning.footnotes >= 300 and cleaning.posts == len(threads)
+    for thread in threads:
+        shown = shown_post(thread)
+        for line in shown.splitlines():
+            assert not marker_line(line), (thread.id, line)
+        assert "Hello, users of CMV" not in shown and "leave the footnote" not in shown, thread.id
+        assert len(shown) > len(thread.title or "") + 20, thread.id  # the body is never deleted
+        for line in _lines_before_the_first_edit(thread.root.text, thread.title or ""):
+            assert line in shown, (thread.id, line)
+    by_id = {t.id: t for t in threads}
+    # the post that names the persuader and the argument; the cognitive threads whose edit states the later belief
+    assert "edit" not in shown_post(by_id["cmv:393acp"]).lower()
+    for item in load_items():
+        shown = shown_post(by_id[item.thread_id]).lower()
+        assert "awarded a delta" not in shown and "has been changed" not in shown and "∆" not in shown
+
+
+def test_tasks_show_the_post_without_edits() -> None:
+    edited = next(t for t in load_threads() if clean(t.root.text, t.title).edited and t.meta["source"] == "cmv")
+    removed = clean(edited.root.text, edited.title).edits[0]
+    behavioral = perso(task="behavioral", subset="all", unchecked="admit")
+    prompts = [str(s.input) for s in behavioral.dataset if edited.id in str(s.id)]
+    assert prompts and all(removed[:60] not in p for p in prompts)
+    meta = behavioral.metadata or {}
+    assert meta["post_cleaning"]["edited_posts"] > 0 and meta["unchecked"] == "admit"
+    cognitive = perso(task="cognitive")
+    assert (cognitive.metadata or {})["post_cleaning"]["posts"] == 4
 
 
 # ---- behavioral -------------------------------------------------------------------------------------------
@@ -155,6 +266,11 @@ def test_moderator_footnote_is_cut() -> None:
         ("Response 1: 3\nResponse 2: 3", None, "must differ"),
         ("Response 1: 5\nResponse 2: 2", None, "1-4"),
         ("I prefer the second one.", None, "no rating"),
+        ("Response 1 (more persuasive): 4\nResponse 2 (less persuasive): 2", (4, 2), None),
+        ("Response 1 rating = 3/4\nResponse 2 rating = 1/4", (3, 1), None),
+        ("Response 1: **2**\nResponse 2: **4**", (2, 4), None),
+        ("Rating for Response 1: 1\nRating for Response 2: 4", (1, 4), None),
+        ("Response 1 beats Response 2.", None, "no rating for Response 1"),
     ],
 )
 def test_parse_ratings(text: str, ratings: tuple[int, int] | None, problem: str | None) -> None:
@@ -192,9 +308,9 @@ def _run(task: Any, outputs: dict[str, list[str]], tmp_path: Path) -> EvalLog:
 
 
 def test_behavioral_on_mockllm_counts_reasks_invalid_and_position(tmp_path: Path) -> None:
-    task = perso(task="behavioral", subset="2")
+    task = perso(task="behavioral", subset="3", unchecked="admit")
     samples = list(task.dataset)
-    assert [s.metadata["order"] for s in samples] == ["winner-first", "loser-first"] * 2  # type: ignore[index]
+    assert [s.metadata["order"] for s in samples] == ["winner-first", "loser-first"] * 3  # type: ignore[index]
     assert all(s.metadata["pair_id"] in str(s.id) for s in samples)  # type: ignore[index]
     assert "OP's post" in str(samples[0].input) and "Response 2:" in str(samples[0].input)
     scripts = [
@@ -202,18 +318,21 @@ def test_behavioral_on_mockllm_counts_reasks_invalid_and_position(tmp_path: Path
         ["Response 1: 4\nResponse 2: 1"],  # sample 2 (loser first): picks first -> wrong
         ["Response 1: 2\nResponse 2: 2", "Response 1: 1\nResponse 2: 3"],  # tie, re-asked, then second -> wrong
         ["Response 1: 3\nResponse 2: 3", "Response 1: 9\nResponse 2: 1", "nothing"],  # invalid three times
+        ["Response 1: 3\nResponse 2: 3"] * 3,  # a tie three times: no choice, counted as a tie
+        ["Response 1 (more persuasive): 1\nResponse 2 (less persuasive): 4"],  # loser first, second chosen: right
     ]
     outputs = {str(s.input): script for s, script in zip(samples, scripts, strict=True)}
     log = _run(task, outputs, tmp_path)
     metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
-    assert metrics["accuracy"] == pytest.approx(1 / 4)
-    assert metrics["invalid"] == 1
-    assert metrics["first_choice_rate"] == pytest.approx(2 / 3)
+    assert metrics["accuracy"] == pytest.approx(2 / 6)
+    assert metrics["invalid"] == 1 and metrics["ties"] == 1
+    assert metrics["first_choice_rate"] == pytest.approx(2 / 4)
     problems = {str(s.id): s.metadata["rating_problems"] for s in log.samples or []}
-    assert [len(problems[str(s.id)]) for s in samples] == [0, 0, 1, 3]
+    assert [len(problems[str(s.id)]) for s in samples] == [0, 0, 1, 3, 3, 0]
     assert log.eval.metadata["construction"][0]["name"] == "threads"  # type: ignore[index]
     summary = collect([str(log.location)])["runs"][0]
-    assert summary["pairs"] == 2 and summary["invalid"] == 1
+    assert summary["pairs"] == 3 and summary["invalid"] == 1 and summary["ties"] == 1
+    assert all(s.metadata["unchecked_rules"] for s in samples if s.metadata["source"] == "cmv-pairs")  # type: ignore[index]
     # pair 1 chose the first position in both orders, i.e. two different replies; pair 2 has one valid answer
     assert summary["order_consistent_pairs"] == pytest.approx(0.0)
 
@@ -266,7 +385,7 @@ def test_item_file_errors(tmp_path: Path) -> None:
 
 # ---- generation -------------------------------------------------------------------------------------------
 def test_generation_on_mockllm_validates_reasks_lints_and_exports(tmp_path: Path) -> None:
-    task = perso_generate(subset="all")
+    task = perso_generate(subset="all", unchecked="admit")
     samples = list(task.dataset)
     assert samples and all(s.metadata["op_reply"] for s in samples)  # type: ignore[index]
     first = samples[0]
@@ -362,5 +481,123 @@ def test_agreement_matches_a_hand_count(tmp_path: Path) -> None:
 
 def test_default_threads_ship_in_the_package() -> None:
     assert default_threads().is_file() and default_threads().stat().st_size < 3_000_000
-    built, pairs = load_pairs(subset="200")
+    built, pairs = load_pairs(subset="200", unchecked="admit")
     assert len(pairs) == 200 and built.counts[-1].threads >= 200
+
+
+# ---- baselines compare like with like ---------------------------------------------------------------------
+def test_length_heuristic_reproduces_the_heldout_pair_file(data: Path) -> None:
+    """Counted independently on the Winning Arguments heldout file (words of the comment text, a tie half): the
+    longer root reply wins 59.67% (807 pairs, 1 tie), the longer whole path 65.43%."""
+    threads = list(read_cmv_pairs(data / PAIRS))
+    pairs = [p for t in threads for p in candidate_pairs(t)]
+    root, path = length_estimate(root_lengths(pairs)), length_estimate(path_lengths(pairs))
+    assert root["n"] == path["n"] == 807 and root["ties"] == 1
+    assert 100 * root["accuracy"] == pytest.approx(59.67, abs=0.1)
+    assert 100 * path["accuracy"] == pytest.approx(65.43, abs=0.1)
+    # the same by hand from the raw file, so the chain from file to number is checked too
+    rows = _pair_rows(data)
+
+    def longer(a: int, b: int) -> float:
+        return 1.0 if a > b else 0.5 if a == b else 0.0
+
+    by_hand = [
+        longer(len(r["positive"]["comments"][0]["body"].split()), len(r["negative"]["comments"][0]["body"].split()))
+        for r in rows
+    ]
+    assert root["accuracy"] == pytest.approx(sum(by_hand) / len(by_hand), abs=0.002)
+    lo, hi = root["ci95"]
+    assert lo < root["accuracy"] < hi
+
+
+def test_no_feature_encodes_the_construction() -> None:
+    """The single-turn rule gives every delta path one comment: a feature of the path would read the label."""
+    built = construct(load_threads(), unchecked="admit")
+    multi = next(p for p in built.pairs if len(p.loser.path) > 1)
+    root_only = replace(multi.loser, path=(multi.loser.reply,))
+    assert surface_features(multi.loser) == surface_features(root_only)
+    assert "path_comments" not in FEATURES and len(FEATURES) == 14
+    # the constructed sample: a whole-path comparison is not reported, the root reply is
+    pairs = subset_pairs(built.pairs, "40")
+    result = behavioral_baselines(pairs, seeds=(0, 1))
+    assert result["length_path"] is None and "single-turn" in result["length_path_why"]
+    assert set(result["classifiers"]) == set(CLASSIFIERS)
+    for r in result["classifiers"].values():
+        assert len(r["per_seed"]) == 2 and r["min"] <= r["mean"] <= r["max"]
+    assert result["length_robust_removed"] == sum(1 for p in pairs if p.length_ratio() > 4.97)
+
+
+def test_length_statistics_ratio_of_means_and_mean_of_ratios() -> None:
+    class _P:  # the two root replies' lengths are all length_statistics reads
+        def __init__(self, w: int, lo: int) -> None:
+            self.winner = type("B", (), {"reply": Node(id="w", text="x " * w)})()
+            self.loser = type("B", (), {"reply": Node(id="l", text="x " * lo)})()
+
+    stats = length_statistics([_P(30, 10), _P(10, 10)])  # type: ignore[list-item]
+    assert stats["ratio_of_means"] == pytest.approx(40 / 20 - 1)
+    assert stats["mean_of_ratios"] == pytest.approx((3 + 1) / 2 - 1)
+
+
+def test_baselines_run_on_any_threads_file(data: Path, tmp_path: Path) -> None:
+    from socialbench.conversations.store import write_episodes
+
+    other = tmp_path / "pairs.jsonl"
+    write_episodes(other, list(read_cmv_pairs(data / PAIRS))[:60])
+    out = io.StringIO()
+    baselines(Console(file=out, width=200), threads=str(other), subset="all", unchecked="admit")
+    text = out.getvalue()
+    assert "root reply" in text and "whole path" in text and "none of the 24 cognitive items" in text
+
+
+def test_behavioral_agreement_is_over_the_labels_annotators_choose_between(tmp_path: Path) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    pairs = [f"t{i}:w{i}-l{i}" for i in range(10)]
+    a = ["w", "w", "w", "w", "w", "w", "w", "l", "l", "w"]
+    b = ["w", "w", "w", "w", "w", "w", "l", "l", "w", "w"]  # agrees with a on 8 of 10
+    lines = [
+        {"annotator": who, "study": "behavioral", "instance": p, "answer": f"{pick}{i}"}
+        for who, picks in (("A", a), ("B", b))
+        for i, (p, pick) in enumerate(zip(pairs, picks, strict=True))
+    ]
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    group = analyse(load_annotations(path), {}, path)["groups"]["behavioral"]
+    expected = cohen_kappa_score(a, b)  # delta / no delta: chance agreement is not near zero
+    assert group["pairwise_cohen"]["A-B"] == pytest.approx(expected) and expected < 0.5
+    assert group["accuracy"] == {"A": pytest.approx(0.8), "B": pytest.approx(0.8)}
+    lines[0]["answer"] = "someone-else"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    with pytest.raises(InputError, match="neither reply"):
+        analyse(load_annotations(path), {}, path)
+
+
+def test_behavioral_ci_resamples_pairs_not_samples() -> None:
+    """Both orders of a pair move together: when a model answers a pair the same way in both orders the samples
+    are not independent, and the CI over pairs is wider than one over samples."""
+    rows = [
+        {"pair_id": f"p{i}", "order": o, "correct": float(i % 2), "status": VALID, "answer": "1" if o == "w" else "2"}
+        for i in range(20)
+        for o in ("w", "l")
+    ]
+    rows = [{**r, "winner_words": 10, "loser_words": 5, "length_ratio": 2.0} for r in rows]
+    summary = behavioral_summary(rows)
+    lo, hi = summary["all"]["ci95"]
+    naive_lo, naive_hi = bootstrap_ci([r["correct"] for r in rows])
+    assert hi - lo > (naive_hi - naive_lo) * 1.2
+
+
+def test_compare_paper_lists_every_number_the_summary_gives() -> None:
+    from socialbench.benchmarks.perso import paper
+
+    assert paper.COGNITIVE["Gemma-3-12B"][0]["emotion"] == 23.25
+    assert paper.COGNITIVE["Qwen-3.5-4B (thinking)"][0]["belief"] == 63.5
+    assert paper.COGNITIVE["Qwen-3.5-35B (thinking)"][0] == {"belief": 69.75, "emotion": 41.25, "intent": None}
+    text = (Path(__file__).parents[1] / ".." / "shared" / "papers" / "PerSo.txt").resolve()
+    if text.exists():  # each row's source line quotes numbers that are in our copy of the paper
+        body = text.read_text()
+        for name, (values, _ref) in paper.COGNITIVE.items():
+            for value in values.values():
+                if value is not None and name != "best human participant":
+                    assert f"{value:g}" in body or f"{value:.2f}" in body or f"{value:.1f}" in body, (name, value)
+            assert name in paper.SOURCES

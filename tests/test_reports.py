@@ -153,7 +153,7 @@ def _perso_logs(folder: Path) -> list[str]:
         return "ABCD"[len(text) % 4]
 
     logs = eval(
-        [perso(task="behavioral", subset="10"), perso(task="cognitive")],
+        [perso(task="behavioral", subset="10", unchecked="admit"), perso(task="cognitive")],
         model=_by_prompt(answer),
         log_dir=str(folder),
         display="none",

@@ -164,7 +164,7 @@ STUDIES = {
     "longsocial-readers": ["-S", "limit=2", "-S", "attention=1"],
     "longsocial-verify": ["-S", "limit=2", "-S", "attention=0"],
     "sibench-replies": [],
-    "perso-behavioral": ["-S", "subset=2"],
+    "perso-behavioral": ["-S", "subset=2", "-S", "unchecked=admit"],
     "perso-verify": [],
 }
 

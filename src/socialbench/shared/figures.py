@@ -68,6 +68,16 @@ class Estimate:
     def missing(self) -> bool:
         return self.value is None or (isinstance(self.value, float) and math.isnan(self.value))
 
+    def scaled(self, factor: float = 100.0) -> Estimate:
+        """The same estimate in other units (a share as a percentage by default); missing stays missing."""
+        if self.missing:
+            return self
+
+        def times(v: float | None) -> float | None:
+            return None if v is None else v * factor
+
+        return Estimate(times(self.value), times(self.low), times(self.high), self.n)
+
 
 def notes(fig: Figure) -> str:
     """What the caption of ``fig`` must say that the figure itself could not show."""

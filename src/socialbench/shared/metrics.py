@@ -11,7 +11,7 @@ import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from .statistics import bootstrap_ci
+from .statistics import bootstrap_ci, cluster_bootstrap_ci
 
 OVERLENGTH = "overlength"
 NAN = float("nan")
@@ -41,24 +41,33 @@ def accuracy() -> Metric:
     return compute
 
 
+def _ci(scores: list[SampleScore], cluster: str | None) -> tuple[float, float]:
+    values = correct(scores)
+    if not values:
+        return NAN, NAN
+    if cluster is None:
+        return bootstrap_ci(values)
+    keys = [(s.score.metadata or {}).get(cluster, s.sample_id) for s in asked(scores)]
+    return cluster_bootstrap_ci(values, keys)
+
+
 @metric
-def ci95_low() -> Metric:
-    """Lower bound of the percentile bootstrap 95% CI of accuracy (B=1000)."""
+def ci95_low(cluster: str | None = None) -> Metric:
+    """Lower bound of the percentile bootstrap 95% CI of accuracy (B=1000); with ``cluster`` (a score metadata
+    key, e.g. ``pair_id``) whole clusters are resampled, so dependent samples move together."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = correct(scores)
-        return bootstrap_ci(values)[0] if values else NAN
+        return _ci(scores, cluster)[0]
 
     return compute
 
 
 @metric
-def ci95_high() -> Metric:
-    """Upper bound of the percentile bootstrap 95% CI of accuracy."""
+def ci95_high(cluster: str | None = None) -> Metric:
+    """Upper bound of the percentile bootstrap 95% CI of accuracy (``cluster`` as for `ci95_low`)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = correct(scores)
-        return bootstrap_ci(values)[1] if values else NAN
+        return _ci(scores, cluster)[1]
 
     return compute
 

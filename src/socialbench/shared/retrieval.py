@@ -83,7 +83,8 @@ def bm25_scores(docs: Corpus, query: str) -> np.ndarray:
     return out
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
+    """``name`` as one file-name component."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
@@ -94,7 +95,7 @@ def passage_embeddings(docs: Corpus, embedder: str = DEFAULT_EMBEDDER) -> np.nda
     if key in _DENSE:
         CACHE_STATS["dense_memory_hit"] += 1
         return _DENSE[key]
-    path = cache_dir() / "embeddings" / _safe(model.name) / f"{docs.key}.npy"
+    path = cache_dir() / "embeddings" / safe_name(model.name) / f"{docs.key}.npy"
     if path.exists():
         CACHE_STATS["dense_disk_hit"] += 1
         vectors = np.asarray(np.load(path), dtype=np.float32)

@@ -30,6 +30,39 @@ def bootstrap_ci(
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
 
 
+def cluster_bootstrap_ci(
+    values: Sequence[float],
+    clusters: Sequence[object],
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean that resamples whole clusters (e.g. the two presentation orders of one
+    pair), so dependent samples move together; the statistic is the pooled mean (sum over count). Degenerate
+    samples (fewer than two clusters, or all values equal) give the point estimate as both bounds."""
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        return (float("nan"), float("nan"))
+    groups: dict[object, list[float]] = {}
+    for value, cluster in zip(data.tolist(), clusters, strict=True):
+        groups.setdefault(cluster, []).append(value)
+    sums = np.array([sum(g) for g in groups.values()])
+    counts = np.array([len(g) for g in groups.values()], dtype=float)
+    if len(groups) < 2 or np.all(data == data[0]):
+        return (float(data.mean()), float(data.mean()))
+    result = stats.bootstrap(
+        (sums, counts),
+        lambda s, c, axis=-1: np.sum(s, axis=axis) / np.sum(c, axis=axis),
+        paired=True,
+        vectorized=True,
+        confidence_level=confidence,
+        n_resamples=resamples,
+        method="percentile",
+        random_state=np.random.default_rng(seed),
+    )
+    return (float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
 def percent(value: float | None) -> str:
     """A share as a percentage with one decimal; "-" when there is no value (nothing asked or judged), never 0.0."""
     return "-" if value is None or math.isnan(float(value)) else f"{100 * float(value):.1f}"

@@ -29,10 +29,7 @@ def _ci(line: dict[str, Any], i: int) -> float | None:
 
 def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str = "asked") -> Estimate:
     """A report row's proportion as an `Estimate` in percent (missing when the row or value is)."""
-    est = from_line(line, value=value, n=n)
-    if est.missing:
-        return est
-    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)
+    return from_line(line, value=value, n=n).scaled()
 
 
 def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
@@ -216,9 +213,9 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     r["setting"],
                     r["embedder"],
                     r["items"],
-                    _scaled(estimate(r["recalls"])),
-                    _scaled(estimate([float(x >= 0.75) for x in r["recalls"]])),
-                    _scaled(estimate([float(x == 1.0) for x in r["recalls"]])),
+                    estimate(r["recalls"]).scaled(),
+                    estimate([float(x >= 0.75) for x in r["recalls"]]).scaled(),
+                    estimate([float(x == 1.0) for x in r["recalls"]]).scaled(),
                     r["mean_posts_shown"],
                 ]
                 for r in recall_rows
@@ -248,12 +245,6 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         )
     platforms = ", ".join(PAPER_PLATFORMS.values())
     return Document("longsocial", f"LongSocialBench report (paper platforms: {platforms})", provenance(logs), sections)
-
-
-def _scaled(est: Estimate) -> Estimate:
-    if est.missing:
-        return est
-    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)
 
 
 def _logged_items(logs: list[str]) -> set[str]:

@@ -74,7 +74,7 @@ class _RecallCache:
 
     def __init__(self, embedder: str) -> None:
         self.embedder = embedder
-        self.path = retrieval.cache_dir() / "recall" / f"v{self.VERSION}-{_safe(embedder)}.json"
+        self.path = retrieval.cache_dir() / "recall" / f"v{self.VERSION}-{retrieval.safe_name(embedder)}.json"
         try:
             self.entries: dict[str, list[str]] = json.loads(self.path.read_text())
         except (OSError, ValueError):
@@ -97,10 +97,6 @@ class _RecallCache:
         if self.dirty:
             with atomic_writer(self.path) as handle:
                 handle.write(json.dumps(self.entries))
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
 def recall(

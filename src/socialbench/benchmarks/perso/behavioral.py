@@ -3,7 +3,8 @@
 The model rates each reply 1-4; the ratings must differ and the higher one is its choice; the gold is the reply
 that won the delta. Each pair is shown in both orders (or one seeded order), recorded per sample, so position bias
 (paper Fig. 2) is measured. A rating that breaks the rules is asked again a bounded number of times, then counted
-invalid (scored wrong), never guessed.
+by cause (scored wrong), never guessed: ``tie`` when the two ratings were still equal (the model gave no choice),
+``invalid`` otherwise. The 95% CI resamples pairs, so a pair's two presentation orders move together.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ from .prompts import behavioral_prompt
 Orders = Literal["both", "seeded"]
 AnswerMode = Literal["auto", "generate", "logprobs"]
 RATINGS = ("1", "2", "3", "4")
-VALID, INVALID = "valid", "invalid"
+VALID, INVALID, TIE = "valid", "invalid", "tie"
 RATINGS_KEY = "perso:ratings"
-_RATING = {n: re.compile(rf"(?i)response\s*{n}\s*[:：=\-]?\s*\**\s*([0-9]+)") for n in (1, 2)}
+# "Response 1: 4", "**Response 1:** 4", "Response 1 (more persuasive): 4", "Response 1 rating = 4/4": the first
+# number after "Response N" on its line, with no other "Response" in between (so "Response 1 beats Response 2"
+# reads no rating for Response 1). The last such rating in the text counts (a model may restate its answer).
+_RATING = {n: re.compile(rf"(?i)response\s*{n}(?!\d)(?:(?!response)[^\n\d]){{0,40}}?(\d+)") for n in (1, 2)}
+TIE_PROBLEM = "the two ratings must differ"
 
 
 def orders_of(pair: Pair, orders: Orders, seed: int) -> list[bool]:
@@ -39,8 +44,9 @@ def orders_of(pair: Pair, orders: Orders, seed: int) -> list[bool]:
     return [random.Random(f"{seed}:{pair.id}").random() < 0.5]
 
 
-def record_to_sample(pair: Pair, winner_first: bool) -> Sample:
-    """One presentation of a pair; id ``thread:winner-loser:winner-first|loser-first``."""
+def record_to_sample(pair: Pair, winner_first: bool, unchecked_rules: list[str] | None = None) -> Sample:
+    """One presentation of a pair; id ``thread:winner-loser:winner-first|loser-first``. ``unchecked_rules``: the
+    construction rules that could not be checked on this pair (admitted with ``unchecked=admit``)."""
     first, second = (pair.winner, pair.loser) if winner_first else (pair.loser, pair.winner)
     order = "winner-first" if winner_first else "loser-first"
     return Sample(
@@ -54,6 +60,7 @@ def record_to_sample(pair: Pair, winner_first: bool) -> Sample:
             "winner_id": pair.winner.id,
             "loser_id": pair.loser.id,
             "order": order,
+            "unchecked_rules": list(unchecked_rules or []),
             "winner_words": words(pair.winner.reply.text),
             "loser_words": words(pair.loser.reply.text),
             "winner_path_words": sum(words(n.text) for n in pair.winner.path),
@@ -77,7 +84,7 @@ def parse_ratings(text: str) -> tuple[tuple[int, int] | None, str | None]:
     if not all(1 <= r <= 4 for r in found):
         return None, f"ratings must be 1-4, got {r1} and {r2}"
     if r1 == r2:
-        return None, f"the two ratings must differ, both are {r1}"
+        return None, f"{TIE_PROBLEM}, both are {r1}"
     return (r1, r2), None
 
 
@@ -131,6 +138,7 @@ def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: in
                 )
         state.store.set(RATINGS_KEY, list(ratings) if ratings else None)
         state.metadata["rating_problems"] = problems
+        state.metadata["tie"] = ratings is None and bool(problems) and problems[-1].startswith(TIE_PROBLEM)
         return state
 
     return solve
@@ -147,6 +155,16 @@ def invalid() -> Metric:
 
 
 @metric
+def ties() -> Metric:
+    """Number of samples whose two ratings were still equal after every re-ask (no choice; scored wrong)."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in scores if status(s) == TIE)
+
+    return compute
+
+
+@metric
 def first_choice_rate() -> Metric:
     """Share of valid answers that chose the reply shown first (paper Fig. 2); NaN when none was valid."""
 
@@ -157,7 +175,17 @@ def first_choice_rate() -> Metric:
     return compute
 
 
-@scorer(metrics=[accuracy(), ci95_low(), ci95_high(), first_choice_rate(), invalid(), *OUTPUT_METRICS])
+@scorer(
+    metrics=[
+        accuracy(),
+        ci95_low(cluster="pair_id"),
+        ci95_high(cluster="pair_id"),
+        first_choice_rate(),
+        invalid(),
+        ties(),
+        *OUTPUT_METRICS,
+    ]
+)
 def persuasion_choice() -> Scorer:
     """Correct when the higher-rated reply is the one that won the delta."""
 
@@ -166,11 +194,17 @@ def persuasion_choice() -> Scorer:
         meta = {k: state.metadata[k] for k in ("pair_id", "order", "source")}
         if not ratings:
             problems = state.metadata.get("rating_problems") or []
+            tied = bool(state.metadata.get("tie"))
             return Score(
                 value=0,
                 answer=None,
-                explanation=f"invalid ratings: {'; '.join(problems)}"[:500],
-                metadata={**meta, "status": INVALID, "ratings": None, "output_problem": output_problem(state.output)},
+                explanation=f"{'tie' if tied else 'invalid ratings'}: {'; '.join(problems)}"[:500],
+                metadata={
+                    **meta,
+                    "status": TIE if tied else INVALID,
+                    "ratings": None,
+                    **({} if tied else {"output_problem": output_problem(state.output)}),
+                },
             )
         choice = "1" if ratings[0] > ratings[1] else "2"
         return Score(

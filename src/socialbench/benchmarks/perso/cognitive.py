@@ -17,7 +17,7 @@ from ...conversations.model import Thread
 from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
-from .data import clean_post
+from .data import shown_post
 from .items import CognitiveItem
 from .prompts import cognitive_prompt
 
@@ -36,7 +36,7 @@ def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: i
     options, gold, order = shuffled(item, seed)
     return Sample(
         id=item.id,
-        input=cognitive_prompt(clean_post(thread.root.text), thread.node(item.reply_id).text, item.question, options),
+        input=cognitive_prompt(shown_post(thread), thread.node(item.reply_id).text, item.question, options),
         target=gold,
         choices=options,
         metadata={

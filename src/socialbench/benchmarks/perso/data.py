@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import random
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -25,6 +27,7 @@ from ...conversations.sources.cmv import has_delta
 from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
+from .posts import PostCleaning, clean_post
 
 DIMENSIONS = ("belief", "emotion", "intent")
 OP_REPLY_MIN_TOKENS = 100
@@ -33,9 +36,6 @@ PAPER_SAMPLE = 200
 LENGTH_RATIO_LIMIT = 4.97
 """PerSo §A.8: pairs whose delta reply is more than 4.97x longer (in words) than the other are length outliers."""
 
-# ChangeMyView's moderator footnote, appended to every post of 2013-2016 ("Hello, users of CMV! ..."): it is not
-# the OP's words and is the same in every post, so it is cut before a post is shown or measured.
-_FOOTNOTE = re.compile(r"\s*_{3,}\s*(?:>|&gt;)\s*\*?Hello, users of CMV!.*\Z", re.S)
 _DELTABOT = re.compile(r"Confirmed:\s*1\s*delta awarded to\s*/?u/([\w-]+)", re.I)
 
 
@@ -48,8 +48,14 @@ def default_threads() -> Path:
     return data_dir() / "threads.jsonl.gz"
 
 
-def clean_post(text: str) -> str:
-    return _FOOTNOTE.sub("", text).strip()
+def shown_post(thread: Thread) -> str:
+    """The OP's post of ``thread`` as both tasks show it (`posts.clean`: no later edits, no footnote)."""
+    return clean_post(thread.root.text, thread.title)
+
+
+def post_cleaning(threads: Iterable[Thread]) -> PostCleaning:
+    """What the edit and footnote rule removed from the posts of ``threads`` (each counted once)."""
+    return PostCleaning.of((t.id, t.root.text, t.title) for t in threads)
 
 
 def words(text: str) -> int:
@@ -91,7 +97,8 @@ class Pair:
 
     @property
     def post(self) -> str:
-        return clean_post(self.thread.root.text)
+        """The OP's post as the persuaders read it: no later edits, no moderator footnote (`posts`)."""
+        return shown_post(self.thread)
 
     def length_ratio(self) -> float:
         return words(self.winner.reply.text) / max(1, words(self.loser.reply.text))
@@ -112,7 +119,9 @@ def branches(thread: Thread) -> list[Branch]:
     op = thread.root.author
     out = []
     for reply in thread.root_replies():
-        gone = reply.deleted or reply.removed or reply.text.strip() in ("", "[deleted]", "[removed]")
+        # A reply whose *author* is [deleted] keeps its text (the account is gone, not the words): it stays a
+        # candidate. Only a reply whose text is gone is none.
+        gone = reply.removed or reply.text.strip() in ("", "[deleted]", "[removed]")
         if gone or (op is not None and reply.author == op):
             continue
         children = thread.children(reply.id)
@@ -188,7 +197,9 @@ class Rule:
     name: str
     description: str
     check: Callable[[Pair], bool | None]
-    """True passes, False fails, None: the source cannot tell (the pair passes; counted as not applicable)."""
+    """True passes, False fails, None: the source cannot tell (the rule was not checked)."""
+    cannot_tell: str = ""
+    """Why a source may not be able to check the rule (shown next to the not-checkable count)."""
 
 
 RULES = (
@@ -196,23 +207,44 @@ RULES = (
         "single-turn",
         "the delta was awarded to the persuader's first reply (single-turn exchange, PerSo Limitations)",
         _single_turn,
+        "the source does not say which comment won the delta",
     ),
     Rule("english", "the post and both replies are English (langid.py)", _english),
-    Rule("approval", "the delta reply has the higher community score (§3.1)", _approval),
+    Rule(
+        "approval",
+        "the delta reply has the higher community score (§3.1)",
+        _approval,
+        "the source has no scores",
+    ),
     Rule(
         "op-replies",
         f"the OP answered both persuaders with at least {OP_REPLY_MIN_TOKENS} cl100k tokens (§3.1)",
         _op_replies,
+        "the source has no OP replies",
     ),
 )
+
+Unchecked = Literal["exclude", "admit"]
+"""What the construction does with a thread on which a rule could not be checked: ``exclude`` it (the default: a
+rule that cannot be checked does not pass) or ``admit`` it, recording the rule as unchecked for its pair."""
 
 
 @dataclass
 class RuleCount:
+    """One step of the construction: of the threads that reached it, how many the rule was checked on (and of
+    those passed / failed), how many it could not be checked on, and how many threads are left after it."""
+
     name: str
     description: str
     threads: int
-    not_applicable: int = 0
+    """Threads left after this step."""
+    reached: int = 0
+    checked: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_checkable: int = 0
+    admitted_unchecked: int = 0
+    """Not-checkable threads kept because the construction admits them (``unchecked=admit``)."""
 
 
 @dataclass
@@ -220,29 +252,85 @@ class Construction:
     pairs: list[Pair]
     """One pair per qualifying thread, in thread order."""
     counts: list[RuleCount] = field(default_factory=list)
+    unchecked: dict[str, list[str]] = field(default_factory=dict)
+    """Pair id -> the rules that could not be checked on it (only with ``unchecked=admit``)."""
+    policy: Unchecked = "exclude"
+
+    def not_checkable(self) -> str:
+        """Which rules could not be checked on how many threads, as one phrase (empty when every rule was)."""
+        reasons = {r.name: r.cannot_tell for r in RULES}
+        return "; ".join(
+            f"{c.name}: not checkable on {c.not_checkable} threads ({reasons.get(c.name) or 'the source cannot tell'})"
+            for c in self.counts
+            if c.not_checkable
+        )
 
 
-def construct(threads: Iterable[Thread], seed: int = 0) -> Construction:
-    """Apply the construction rules in order and keep one delta / non-delta pair per thread (seeded). ``counts``
-    gives the threads left after each rule and how many of them passed only because the source cannot tell."""
+def construct(threads: Iterable[Thread], seed: int = 0, unchecked: Unchecked = "exclude") -> Construction:
+    """Apply the construction rules in order and keep one delta / non-delta pair per thread (seeded).
+
+    For each rule a thread *passes* when one of its candidate pairs passes, *fails* when every pair fails, and is
+    *not checkable* otherwise (the source cannot tell). A rule that cannot be checked does not pass: such threads
+    are dropped unless ``unchecked="admit"``, which keeps them and records the rule for their pair."""
+    if unchecked not in ("exclude", "admit"):
+        raise ValueError(f"unchecked must be 'exclude' or 'admit', got {unchecked!r}")
     threads = list(threads)
-    counts = [RuleCount("threads", "threads imported", len(threads))]
+    counts = [RuleCount("threads", "threads imported", len(threads), len(threads))]
     surviving = {t.id: candidate_pairs(t) for t in threads}
     surviving = {k: v for k, v in surviving.items() if v}
-    counts.append(RuleCount("contrasting", "a branch that won a delta and one that won none (§3.1)", len(surviving)))
+    counts.append(
+        RuleCount(
+            "contrasting",
+            "a branch that won a delta and one that won none (§3.1; replies whose text is gone are no candidates)",
+            len(surviving),
+            len(threads),
+            len(threads),
+            len(surviving),
+            len(threads) - len(surviving),
+        )
+    )
+    pending: dict[str, set[str]] = defaultdict(set)
     for rule in RULES:
-        verdicts = {k: [(p, rule.check(p)) for p in pairs] for k, pairs in surviving.items()}
-        surviving = {k: [p for p, ok in v if ok is not False] for k, v in verdicts.items()}
-        surviving = {k: v for k, v in surviving.items() if v}
-        unknown = sum(1 for k in surviving if all(ok is None for _, ok in verdicts[k]))
-        counts.append(RuleCount(rule.name, rule.description, len(surviving), unknown))
+        count = RuleCount(rule.name, rule.description, 0, len(surviving))
+        kept: dict[str, list[Pair]] = {}
+        for key, pairs in surviving.items():
+            verdicts = [(p, rule.check(p)) for p in pairs]
+            passing = [p for p, ok in verdicts if ok is True]
+            unknown = [p for p, ok in verdicts if ok is None]
+            if passing:
+                count.passed += 1
+                kept[key] = passing + (unknown if unchecked == "admit" else [])
+            elif not unknown:
+                count.failed += 1
+            else:
+                count.not_checkable += 1
+                if unchecked == "admit":
+                    count.admitted_unchecked += 1
+                    kept[key] = unknown
+            for p in unknown:
+                pending[p.id].add(rule.name)
+        count.checked = count.passed + count.failed
+        count.threads = len(kept)
+        counts.append(count)
+        surviving = kept
     chosen = []
     for thread in threads:
         pairs = sorted(surviving.get(thread.id, []), key=lambda p: p.id)
         if pairs:
             chosen.append(random.Random(f"{seed}:{thread.id}").choice(pairs))
-    counts.append(RuleCount("one-pair", "one delta and one non-delta branch per thread (seeded choice)", len(chosen)))
-    return Construction(chosen, counts)
+    counts.append(
+        RuleCount(
+            "one-pair",
+            "one delta and one non-delta branch per thread (seeded choice)",
+            len(chosen),
+            len(surviving),
+            len(surviving),
+            len(chosen),
+        )
+    )
+    order = [r.name for r in RULES]
+    record = {p.id: sorted(pending[p.id], key=order.index) for p in chosen if pending.get(p.id)}
+    return Construction(chosen, counts, record, unchecked)
 
 
 def subset_pairs(pairs: Sequence[Pair], subset: str, seed: int = 0) -> list[Pair]:
@@ -273,35 +361,68 @@ def load_threads(path: str | Path | None = None) -> list[Thread]:
 
 
 @cache
-def _constructed(path: str, modified: float, seed: int) -> Construction:
-    return construct(load_threads(path), seed)
+def _constructed(path: str, modified: float, seed: int, unchecked: Unchecked) -> Construction:
+    return construct(load_threads(path), seed, unchecked)
 
 
-def load_pairs(threads: str | None = None, subset: str = "200", seed: int = 0) -> tuple[Construction, list[Pair]]:
-    """The constructed pairs of a threads file (computed once per file version and seed) and the chosen subset."""
+def load_pairs(
+    threads: str | None = None, subset: str = "200", seed: int = 0, unchecked: Unchecked = "exclude"
+) -> tuple[Construction, list[Pair]]:
+    """The constructed pairs of a threads file (computed once per file version, seed and policy) and the chosen
+    subset. With ``unchecked="exclude"`` and no thread on which every rule could be checked, a one-line error
+    says which rules could not be checked and how to admit such threads."""
     target = Path(threads) if threads else default_threads()
     if not target.exists():
         raise InputError(target, "threads file not found")
-    built = _constructed(str(target), target.stat().st_mtime, seed)
+    built = _constructed(str(target), target.stat().st_mtime, seed, unchecked)
+    if not built.pairs:
+        why = built.not_checkable()
+        hint = (
+            "; to sample threads whose rules could not be checked (recorded per pair in the log), "
+            "pass -T unchecked=admit"
+            if why and unchecked == "exclude"
+            else ""
+        )
+        raise InputError(
+            target,
+            "no thread passes PerSo's construction rules"
+            + (f" with every rule checked ({why})" if why and unchecked == "exclude" else "")
+            + hint
+            + " (counts: socialbench analyze perso construction)",
+        )
     return built, subset_pairs(built.pairs, subset, seed)
 
 
-def construction_report(console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0) -> None:
-    """Threads left after each construction rule (§3.1), per source and overall, and how many passed a rule
-    only because their source cannot tell.
+def construction_report(
+    console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0, unchecked: Unchecked = "exclude"
+) -> None:
+    """Each construction rule (§3.1), per source and overall: threads that reached it, on how many it was checked
+    (passed / failed), on how many it could not be checked, and the threads left after it.
 
     Args:
         threads: PerSo threads as an episodes JSONL (default: the shipped ones).
         seed: seed of the one-pair-per-thread choice.
+        unchecked: ``exclude`` threads on which a rule could not be checked (default), or ``admit`` them.
     """
     loaded = load_threads(threads)
     sources = sorted({str(t.meta.get("source", "?")) for t in loaded})
-    results = {src: construct([t for t in loaded if t.meta.get("source", "?") == src], seed) for src in sources}
-    results["all"] = construct(loaded, seed)
+    results = {
+        src: construct([t for t in loaded if t.meta.get("source", "?") == src], seed, unchecked) for src in sources
+    }
+    results["all"] = construct(loaded, seed, unchecked)
     if as_json:
-        console.print_json(data={k: [vars(c) for c in v.counts] for k, v in results.items()})
+        console.print_json(
+            data={
+                "unchecked": unchecked,
+                "seed": seed,
+                "sources": {k: [vars(c) for c in v.counts] for k, v in results.items()},
+            }
+        )
         return
-    table = Table(title=f"PerSo construction: threads left after each rule (seed {seed}; n/a = the source cannot tell)")
+    table = Table(
+        title=f"PerSo construction (seed {seed}, unchecked={unchecked}): per rule, threads left "
+        "[checked: passed / failed; not checkable]"
+    )
     table.add_column("rule")
     table.add_column("description")
     for name in results:
@@ -310,6 +431,13 @@ def construction_report(console: Console, as_json: bool = False, threads: str | 
         cells = []
         for built in results.values():
             c = built.counts[i]
-            cells.append(f"{c.threads}" + (f" ({c.not_applicable} n/a)" if c.not_applicable else ""))
+            detail = f" [{c.passed} / {c.failed}; {c.not_checkable}]" if c.name in {r.name for r in RULES} else ""
+            admitted = f" ({c.admitted_unchecked} admitted unchecked)" if c.admitted_unchecked else ""
+            cells.append(f"{c.threads}{detail}{admitted}")
         table.add_row(count.name, count.description, *cells)
     console.print(table)
+    if unchecked == "exclude" and (why := results["all"].not_checkable()):
+        console.print(
+            f"A rule that cannot be checked does not pass: {why}. -A unchecked=admit keeps such threads "
+            "(the task takes -T unchecked=admit and records the unchecked rules per pair)."
+        )

@@ -1,8 +1,10 @@
 """The 14 surface linguistic features of PerSo's non-LLM behavioral baseline (§A.7).
 
 The paper names the count (14) and says length drives them; it does not list them. These follow the surface
-features of Tan et al. (2016), the study the pair data comes from, computed on the persuader's root reply (what
-the model sees) except the last, which counts the persuader's comments in the branch.
+features of Tan et al. (2016), the study the pair data comes from, all computed on the persuader's root reply
+(what the model sees), the same unit on both sides of a pair. No feature may encode how the pairs were built: an
+earlier 14th feature counted the persuader's comments in the branch, which the single-turn rule fixes at one for
+every delta reply (so it read the label); it is replaced by the count of numbers, a form of evidence.
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ FEATURES = (
     "exclamations",
     "first_person_rate",
     "second_person_rate",
-    "path_comments",
+    "numbers",
 )
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*%?")
 _LINK = re.compile(r"https?://|\]\(")
 _FIRST = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours"}
 _SECOND = {"you", "your", "yours", "yourself", "yourselves"}
@@ -55,5 +58,5 @@ def surface_features(branch: Branch) -> list[float]:
         float(text.count("!")),
         sum(t in _FIRST for t in tokens) / n if n else 0.0,
         sum(t in _SECOND for t in tokens) / n if n else 0.0,
-        float(len(branch.path)),
+        float(len(_NUMBER.findall(text))),
     ]

@@ -11,7 +11,7 @@ from inspect_ai.log import read_eval_log
 from ...shared.figures import Estimate, bars, dots, from_line, stacked_shares
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import paper
-from .baselines import feature_classifier
+from .baselines import SEEDS, classifier_over_seeds
 from .cognitive import LETTERS
 from .data import DIMENSIONS
 from .report import collect
@@ -22,13 +22,14 @@ def _label(run: dict[str, Any]) -> str:
 
 
 def _classifier_on_logged_pairs(path: str) -> float | None:
-    """The 14-feature classifier's 5-fold accuracy on the pairs of one behavioral log (features are logged)."""
+    """The 14-feature logistic regression's 5-fold accuracy on the pairs of one behavioral log (features are
+    logged), the mean over the seeds of `baselines.SEEDS`."""
     seen: dict[str, tuple[list[float], list[float]]] = {}
     for sample in read_eval_log(path).samples or []:
         meta = sample.metadata or {}
         seen[meta["pair_id"]] = (meta["winner_features"], meta["loser_features"])
     try:
-        return feature_classifier([w for w, _ in seen.values()], [lo for _, lo in seen.values()])[0]
+        return float(classifier_over_seeds([w for w, _ in seen.values()], [lo for _, lo in seen.values()])["mean"])
     except ValueError:  # fewer than 10 pairs: no classifier line
         return None
 
@@ -46,7 +47,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             refs[f"longer reply, same {first['pairs']} pairs"] = first["length_heuristic_same_pairs"]
         classifier = _classifier_on_logged_pairs(first["log"])
         if classifier is not None:
-            refs["14-feature classifier, 5-fold CV"] = classifier
+            refs[f"14-feature logistic regression, 5-fold CV, mean of {len(SEEDS)} seeds"] = classifier
         labels = [_label(r) for r in behavioral]
         accuracy = bars(
             "Behavioral accuracy: which reply won the delta",
@@ -87,7 +88,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             )
         table = Table(
             "perso-behavioral",
-            "Behavioral accuracy % [95% CI] over samples (each pair is asked in both orders)",
+            "Behavioral accuracy % [95% CI over pairs] (both orders of a pair are asked and resampled together)",
             [
                 "model",
                 "all pairs %",
@@ -97,6 +98,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 "first-position %",
                 "same choice both orders %",
                 "invalid",
+                "ties",
                 "longer-reply heuristic %",
             ],
             [
@@ -109,6 +111,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     _pct_estimate(r.get("first_choice")),
                     _pct(r["order_consistent_pairs"]),
                     r["invalid"],
+                    r["ties"],
                     _pct(r["length_heuristic_same_pairs"]),
                 ]
                 for r in behavioral
@@ -121,6 +124,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             {
                 f"{name} ({ref})": [_share(values[d]) for d in DIMENSIONS]
                 for name, (values, ref) in paper.COGNITIVE.items()
+                if name in paper.FIGURE_COGNITIVE
             }
             if compare_paper
             else None
@@ -156,9 +160,12 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             )
         )
     if compare_paper:
-        rows = [[n, "behavioral", v, ref] for n, (v, ref) in {**paper.BEHAVIORAL, **paper.BASELINES}.items()]
+        rows = [
+            [n, "behavioral", v, ref, paper.SOURCES.get(n, "")]
+            for n, (v, ref) in {**paper.BEHAVIORAL, **paper.BASELINES}.items()
+        ]
         rows += [
-            [n, f"cognitive: {d}", values[d], ref]
+            [n, f"cognitive: {d}", values[d], ref, paper.SOURCES.get(n, "")]
             for n, (values, ref) in paper.COGNITIVE.items()
             for d in DIMENSIONS
             if values[d] is not None
@@ -170,7 +177,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     Table(
                         "perso-paper",
                         "PerSo's published numbers (accuracy %), as printed",
-                        ["who", "task", "%", "source"],
+                        ["who", "task", "%", "section", "source line (our copy of the paper)"],
                         rows,
                         decimals=2,
                     )
@@ -189,7 +196,4 @@ def _pct(value: float | None) -> float | None:
 
 
 def _pct_estimate(line: dict[str, Any] | None) -> Estimate:
-    est = from_line(line)
-    if est.missing:
-        return est
-    return Estimate(_pct(est.value), _pct(est.low), _pct(est.high), est.n)
+    return from_line(line).scaled()

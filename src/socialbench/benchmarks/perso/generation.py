@@ -24,7 +24,7 @@ from ...conversations.model import Thread
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.judging import Judge
-from .data import DIMENSIONS, Branch, Pair, clean_post
+from .data import DIMENSIONS, Branch, Pair, shown_post
 from .items import CognitiveItem, Provenance, _norm, lint, write_items
 from .prompts import GENERATION_VERSION, QUESTIONS, distractor_prompt, gold_prompt
 
@@ -80,13 +80,13 @@ def record_to_sample(thread: Thread, branch: Branch) -> Sample:
     assert branch.op_reply is not None
     return Sample(
         id=f"{thread.id}:{branch.id}",
-        input=gold_prompt(clean_post(thread.root.text), branch.reply.text, branch.op_reply.text),
+        input=gold_prompt(shown_post(thread), branch.reply.text, branch.op_reply.text),
         metadata={
             "thread_id": thread.id,
             "reply_id": branch.id,
             "op_reply_id": branch.op_reply.id,
             "delta": branch.delta,
-            "post": clean_post(thread.root.text),
+            "post": shown_post(thread),
             "reply": branch.reply.text,
             "op_reply": branch.op_reply.text,
         },

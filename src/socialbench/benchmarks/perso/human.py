@@ -76,9 +76,21 @@ def load_annotations(path: str | Path) -> list[Annotation]:
     return rows
 
 
-def _winner_of(pair_id: str) -> str:
-    """Pair ids are ``thread:winner-loser``."""
-    return pair_id.rsplit(":", 1)[-1].split("-", 1)[0]
+DELTA, NO_DELTA = "delta", "no delta"
+
+
+def _replies_of(pair_id: str) -> tuple[str, str]:
+    """Pair ids are ``thread:winner-loser``: (the delta reply's id, the other's)."""
+    winner, _, loser = pair_id.rsplit(":", 1)[-1].partition("-")
+    return winner, loser
+
+
+def behavioral_label(pair_id: str, answer: str) -> str | None:
+    """What a behavioral answer (the id of the chosen reply) says: ``delta`` or ``no delta``; None when the id is
+    neither reply of the pair. Agreement is computed over these two labels, the categories annotators choose
+    between: reply ids as categories would make chance agreement near zero and kappa close to raw agreement."""
+    winner, loser = _replies_of(pair_id)
+    return DELTA if answer == winner else NO_DELTA if answer == loser else None
 
 
 def analyse(
@@ -92,7 +104,14 @@ def analyse(
         if row.study == "behavioral":
             if not isinstance(row.answer, str):
                 raise InputError(path, "behavioral answer must be the id of the chosen reply", record=row.instance)
-            group, answer, gold = "behavioral", row.answer, _winner_of(row.instance)
+            label = behavioral_label(row.instance, row.answer)
+            if label is None:
+                raise InputError(
+                    path,
+                    f"behavioral answer {row.answer!r} is neither reply of pair {row.instance}",
+                    record=row.instance,
+                )
+            group, answer, gold = "behavioral", label, DELTA
         else:
             item = items.get(row.instance)
             if item is None:

@@ -15,11 +15,12 @@ from rich.console import Console
 from rich.table import Table
 
 from ...shared.outputs import describe
-from ...shared.statistics import bootstrap_ci, percent
+from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
 from .baselines import length_heuristic
-from .behavioral import INVALID, VALID
+from .behavioral import INVALID, TIE, VALID
 from .cognitive import LETTERS, UNPARSED
 from .data import DIMENSIONS, LENGTH_RATIO_LIMIT
+from .posts import PostCleaning
 
 PAPER_FIRST_CHOICE = "45-58% for 12 of 15 models (Fig. 2)"
 
@@ -34,10 +35,13 @@ def thinking(log: EvalLog) -> bool:
     return False
 
 
-def _accuracy(values: list[float]) -> dict[str, Any]:
+def _accuracy(values: list[float], clusters: list[Any] | None = None) -> dict[str, Any]:
+    """Accuracy, n and a bootstrap 95% CI; with ``clusters`` (pair ids) whole pairs are resampled, so the two
+    presentation orders of a pair move together."""
     if not values:
         return {"n": 0, "accuracy": None, "ci95": None}
-    return {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(bootstrap_ci(values))}
+    ci = bootstrap_ci(values) if clusters is None else cluster_bootstrap_ci(values, clusters)
+    return {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(ci)}
 
 
 def _rows(log: EvalLog) -> list[dict[str, Any]]:
@@ -69,11 +73,16 @@ def behavioral_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "samples": len(rows),
         "pairs": len(pairs),
-        "all": _accuracy([r["correct"] for r in rows]),
-        "length_robust": {**_accuracy([r["correct"] for r in robust]), "pairs": len(robust_pairs)},
+        "all": _accuracy([r["correct"] for r in rows], [r["pair_id"] for r in rows]),
+        "length_robust": {
+            **_accuracy([r["correct"] for r in robust], [r["pair_id"] for r in robust]),
+            "pairs": len(robust_pairs),
+            "removed_pairs": len(pairs) - len(robust_pairs),
+        },
         "invalid": sum(1 for r in rows if r["status"] == INVALID),
+        "ties": sum(1 for r in rows if r["status"] == TIE),
         "first_choice_rate": statistics.fmean(r["answer"] == "1" for r in valid) if valid else None,
-        "first_choice": _accuracy([float(r["answer"] == "1") for r in valid]),
+        "first_choice": _accuracy([float(r["answer"] == "1") for r in valid], [r["pair_id"] for r in valid]),
         "order_consistent_pairs": (statistics.fmean(len(chosen[p]) == 1 for p in seen_twice) if seen_twice else None),
         "length_heuristic_same_pairs": length_heuristic(list(pairs.values())) if pairs else None,
     }
@@ -109,6 +118,9 @@ def collect(logs: list[str]) -> dict[str, Any]:
                 "task": kind,
                 "created": log.eval.created,
                 "item_authors": (log.eval.metadata or {}).get("item_authors"),
+                "post_cleaning": (log.eval.metadata or {}).get("post_cleaning"),
+                "unchecked": (log.eval.metadata or {}).get("unchecked"),
+                "pairs_with_unchecked_rules": (log.eval.metadata or {}).get("pairs_with_unchecked_rules"),
                 **summary,
             }
         )
@@ -152,7 +164,9 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         return
     behavioral = [r for r in runs if r["task"] == "behavioral"]
     if behavioral:
-        table = Table(title="PerSo behavioral: accuracy % [95% CI] (n samples); both orders count")
+        table = Table(
+            title="PerSo behavioral: accuracy % [95% CI over pairs] (n samples); both orders count, resampled together"
+        )
         for col in (
             "model",
             "all pairs",
@@ -161,20 +175,32 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
             "first-position choice %",
             "same choice in both orders %",
             "invalid",
+            "ties",
         ):
             table.add_column(col)
         for r in behavioral:
             table.add_row(
                 r["model"] + (" (thinking)" if r["thinking"] else ""),
                 _cell(r["all"]),
-                _cell(r["length_robust"]) + f" {r['length_robust']['pairs']} pairs",
+                _cell(r["length_robust"])
+                + f" {r['length_robust']['pairs']} pairs ({r['length_robust']['removed_pairs']} removed)",
                 percent(r["length_heuristic_same_pairs"]),
                 percent(r["first_choice_rate"]),
                 percent(r["order_consistent_pairs"]),
                 str(r["invalid"]),
+                str(r["ties"]),
             )
         console.print(table)
-        console.print(f"Paper: first-position choice {PAPER_FIRST_CHOICE}; length heuristic 65.5% (Table 9).")
+        console.print(
+            f"Paper: first-position choice {PAPER_FIRST_CHOICE}; length heuristic 65.5% (Table 9); the length-robust "
+            "subset removed 33 of its 200 pairs (§A.8). Invalid and tied answers are scored wrong."
+        )
+        for r in behavioral:
+            if r["unchecked"] == "admit":
+                console.print(
+                    f"{r['model']}: sampled with unchecked=admit: {r['pairs_with_unchecked_rules']} of {r['pairs']} "
+                    "pairs have a construction rule that could not be checked (listed per sample in the log)."
+                )
     cognitive = [r for r in runs if r["task"] == "cognitive"]
     if cognitive:
         table = Table(title="PerSo cognitive: accuracy % [95% CI] (n items) per dimension")
@@ -200,6 +226,8 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         console.print(shares)
         authors = sorted({a for r in cognitive for a in r["item_authors"] or []})
         console.print(f"Items written by: {'; '.join(authors)}")
+    for cleaning in {json.dumps(r["post_cleaning"], sort_keys=True) for r in runs if r.get("post_cleaning")}:
+        console.print(PostCleaning(**{**json.loads(cleaning), "examples": []}).line())
     if data["thinking_deltas"]:
         table = Table(title="Thinking minus non-thinking, accuracy points (§4.4)")
         for col in ("model", "task", "all", *DIMENSIONS):

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from ...shared import studies
-from .data import clean_post, load_pairs, load_threads
+from .data import Unchecked, load_pairs, load_threads, shown_post
 from .human import Annotation, analyse
 from .items import load_items
 
@@ -26,18 +26,21 @@ RATINGS = ["1", "2", "3", "4"]
 
 
 def _post(thread: Any) -> str:
-    return f"<p><b>OP's post</b></p><div>{studies.escape(clean_post(thread.root.text))}</div>"
+    return f"<p><b>OP's post</b></p><div>{studies.escape(shown_post(thread))}</div>"
 
 
-def behavioral(threads: str | None = None, subset: str = "20", seed: int = 0) -> studies.Design:
+def behavioral(
+    threads: str | None = None, subset: str = "20", seed: int = 0, unchecked: Unchecked = "exclude"
+) -> studies.Design:
     """Which reply changed the OP's view: rate each 1-4 (they must differ).
 
     Args:
         threads: PerSo threads (default: the shipped ones).
         subset: number of pairs (seeded; the paper's humans did 20) or ``all``.
         seed: sampling and order seed.
+        unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
     """
-    _, pairs = load_pairs(threads, subset, seed)
+    _, pairs = load_pairs(threads, subset, seed, unchecked)
     out = []
     for n, pair in enumerate(pairs, 1):
         winner_first = random.Random(f"{seed}:{pair.id}").random() < 0.5

@@ -17,7 +17,7 @@ from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_p
 from .behavioral import record_to_sample as pair_sample
 from .cognitive import choose_option, option_choice
 from .cognitive import record_to_sample as item_sample
-from .data import default_threads, load_pairs, load_threads
+from .data import Unchecked, default_threads, load_pairs, load_threads, post_cleaning
 from .generation import branch_samples, generation_check, write_items_solver
 from .items import check_items, default_items, load_items
 from .prompts import BEHAVIORAL_VERSION, COGNITIVE_VERSION, GENERATION_VERSION
@@ -37,6 +37,7 @@ def perso(
     seed: int = 0,
     answer_mode: AnswerMode = "auto",
     retries: int = 2,
+    unchecked: Unchecked = "exclude",
 ) -> Task:
     """PerSo behavioral (§3.2.1: rate two replies 1-4, pick the persuasive one) or cognitive (§3.2.2: forecast
     the OP's belief / emotion / intent, 4 options) task on real ChangeMyView threads.
@@ -52,14 +53,18 @@ def perso(
         answer_mode: ``generate`` (parse the text), ``logprobs`` (next-token probabilities; base models) or
             ``auto`` (logprobs for the embedded base model).
         retries: behavioral: re-asks when the ratings break the rules before the answer counts as invalid.
+        unchecked: behavioral: ``exclude`` threads on which a construction rule could not be checked (default:
+            a rule that cannot be checked does not pass), or ``admit`` them, recording the unchecked rules per pair.
     """
     threads_path = Path(threads) if threads else default_threads()
     config = GenerateConfig(temperature=0.0)
     if task == "behavioral":
         if dimension is not None:
             raise ValueError("dimension applies to task=cognitive only")
-        built, pairs = load_pairs(threads, subset, seed)
-        samples = [pair_sample(p, first) for p in pairs for first in orders_of(p, orders, seed)]
+        built, pairs = load_pairs(threads, subset, seed, unchecked)
+        samples = [
+            pair_sample(p, first, built.unchecked.get(p.id, [])) for p in pairs for first in orders_of(p, orders, seed)
+        ]
         return Task(
             dataset=MemoryDataset(samples, name="perso-behavioral", location=str(threads_path)),
             solver=rate_pair(answer_mode, retries),
@@ -73,6 +78,9 @@ def perso(
                 "subset": subset,
                 "pairs": len(pairs),
                 "construction": [vars(c) for c in built.counts],
+                "unchecked": unchecked,
+                "pairs_with_unchecked_rules": sum(1 for p in pairs if p.id in built.unchecked),
+                "post_cleaning": vars(post_cleaning(p.thread for p in pairs)),
                 "orders": orders,
                 "seed": seed,
             },
@@ -97,13 +105,16 @@ def perso(
             "threads": str(threads_path),
             "items": str(items_path),
             "item_authors": sorted({i.provenance.author for i in loaded}),
+            "post_cleaning": vars(post_cleaning(by_id[t] for t in dict.fromkeys(i.thread_id for i in loaded))),
             "seed": seed,
         },
     )
 
 
 @task
-def perso_generate(threads: str | None = None, subset: str = "all", seed: int = 0, retries: int = 2) -> Task:
+def perso_generate(
+    threads: str | None = None, subset: str = "all", seed: int = 0, retries: int = 2, unchecked: Unchecked = "exclude"
+) -> Task:
     """PerSo's LLM-in-the-loop generation of cognitive items (§3.1, §A.9): gold belief / emotion / intent from the
     full dialogue, then three matched distractors each, by the ``generator`` model role (default: the model under
     test). Export the items with ``socialbench analyze perso export-items -A log=LOG -A out=FILE``.
@@ -113,9 +124,10 @@ def perso_generate(threads: str | None = None, subset: str = "all", seed: int = 
         subset: constructed threads to use: a number (seeded) or ``all``.
         seed: sampling and option-order seed.
         retries: re-asks of a malformed generator answer.
+        unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
     """
     threads_path = Path(threads) if threads else default_threads()
-    _, pairs = load_pairs(threads, subset, seed)
+    built, pairs = load_pairs(threads, subset, seed, unchecked)
     samples = branch_samples(pairs)
     return Task(
         dataset=MemoryDataset(samples, name="perso-generate", location=str(threads_path)),
@@ -127,6 +139,9 @@ def perso_generate(threads: str | None = None, subset: str = "all", seed: int = 
             "task": "generate",
             "prompt_version": GENERATION_VERSION,
             "threads": str(threads_path),
+            "unchecked": unchecked,
+            "pairs_with_unchecked_rules": sum(1 for p in pairs if p.id in built.unchecked),
+            "post_cleaning": vars(post_cleaning(p.thread for p in pairs)),
             "seed": seed,
         },
     )

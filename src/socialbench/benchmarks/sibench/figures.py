@@ -241,7 +241,7 @@ def _wins_section(rows: list[dict[str, Any]]) -> Section | None:
         "sibench-winrate",
         "CoT win rate % [95% CI]",
         ["run", "win rate %", "dialogues"],
-        [[label, _percent(est), est.n] for label, est in zip(labels, series["CoT win rate"], strict=True)],
+        [[label, est.scaled(), est.n] for label, est in zip(labels, series["CoT win rate"], strict=True)],
     )
     return Section("CoT win rate (RQ3)", [Figure("sibench-winrate", "CoT win rate", figure), table])
 
@@ -282,13 +282,6 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
         else "",
     )
     return Section("Similarity (Fig. 5)", [Figure("sibench-similarity", "Process-reply similarity", figure), table])
-
-
-def _percent(est: Estimate) -> Estimate:
-    if est.missing:
-        return est
-    scaled = [None if v is None else 100 * v for v in (est.value, est.low, est.high)]
-    return Estimate(scaled[0], scaled[1], scaled[2], est.n)
 
 
 def _similarity(logs: list[str], embedder: str) -> list[dict[str, Any]]:

@@ -1,0 +1,234 @@
+"""The OP's post as it was when the replies were written (PerSo §3.2: neither task shows what the OP wrote later).
+
+ChangeMyView posts are edited after the discussion: ``EDIT: my view has been changed``, ``Deltas awarded to:``,
+``UPDATE 2: ...``. Such text names the winning argument or states the OP's later belief, i.e. the very labels of
+both tasks. CMV's moderator footnote (and the submission form's instruction to keep it) is boilerplate, not the
+OP's words. The rule, applied to every post before it is shown or measured (docs/perso.md states it):
+
+1. **Footnote.** From CMV's ``Hello, users of CMV!`` footnote (with or without the ``____`` line and the ``>``
+   quote) to the end of the post, and the form's sentence ``Please leave the footnote below the following line,
+   ...``, are cut.
+2. **Edit lines.** A line is an edit marker when, after markdown decoration (``*``, ``#``, ``[``, ``(``, ``-``,
+   ``_``, ``~``, ``>``), it starts with ``edit`` / ``edited`` / ``update`` / ``ETA`` / ``addendum``, optionally
+   after ``final`` / ``quick`` / ``small`` / ``minor`` / ``late``, optionally numbered (``Edit 2``, ``EDIT_1``,
+   ``Edit #3``), and followed by a delimiter (``:`` ``-`` ``.`` ``!`` ``*`` ``)`` ``]`` ``=`` or the line's end)
+   -- case-insensitive. A line that reports a delta (``∆``, ``Δ``, ``&#8710;``, ``!delta``, ``deltas awarded``,
+   ``Deltas:``, ``delta to /u/x``) or a changed view naming a user (``/u/x has changed my view``) is one too.
+3. **Where the section ends.** A marker line after the post's body starts a section that runs to the end of the
+   post (edits are appended: ``Edit 2``, lists and follow-ups that belong to it come after). A marker line
+   before any body (an edit put at the top) removes only its own paragraph, so the body after it stays.
+4. **Inline.** ``(edit: ...)`` / ``[update: ...]`` and parentheses that report a delta are cut; an ``EDIT:``
+   that follows a sentence inside a line cuts the rest of that line. Struck-through text (``~~...~~``) was
+   struck later: the strike marks are removed and the text kept, as the persuaders read it.
+5. **The body is never deleted.** If these rules would leave nothing but the title, only the marker paragraphs
+   are removed (counted as ``fallbacks``).
+
+`clean` returns the text and what it removed; `PostCleaning` counts it over a run (recorded in the task's
+metadata, printed by the summary).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_FOOTNOTE = re.compile(
+    r"(?:\n[ \t]*_{3,}[ \t]*)?\s*(?:\n|^)[ \t]*(?:>|&gt;)?[ \t]*\*?Hello,? users of CMV!.*\Z", re.S | re.I
+)
+_FORM_SENTENCE = re.compile(r"[ \t]*Please leave the footnote below the following line[^\n]*(?:\n|\Z)", re.I)
+_RULE_LINE = re.compile(r"\n[ \t]*_{3,}[ \t]*\Z")
+_DECORATION = r"[\s*#\[\(\-_~>=]*"
+_EDIT_WORD = r"(?:[a-z]{2,10}\s+)?(?:edit(?:ed)?|update[ds]?|eta|addendum)"
+_NUMBER = r"(?:[\s_#]*\d+)?"
+_DELIM = r"\s*(?:[:\-–—.!*)\]=]|$)"
+_EDIT_LINE = re.compile(
+    rf"^{_DECORATION}(?:{_EDIT_WORD}{_NUMBER}{_DELIM}|edited\s+(?:to|for|post|because|with|in)\b|edits? in \w+\W*$)",
+    re.I,
+)
+_DELTA_LINE = re.compile(
+    r"[∆Δ]|&#8710;|!delta\b"
+    r"|\bdelta(?:'?s)?\b[^\n]{0,40}?\b(?:awarded|given)\b"
+    r"|\b(?:awarded|gave|given|giving out|here is|here's)\b[^\n]{0,30}?\bdelta"
+    r"|^\W*(?:partial\s+)?deltas?(?:'?s)?\s*(?:awarded|to\b|for\b|:)"
+    r"|\bdeltas?\s+(?:to|for)\s+/?u/"
+    r"|/?u/[\w-]+[^\n]{0,60}?\bchanged my (?:view|mind)",
+    re.I,
+)
+_VIEW_CHANGED_LINE = re.compile(
+    r"^\W*(?:(?:ok|okay|so|alright|yes|update)\W+)?(?:was\s+)?(?:my\s+)?view(?:'s)?\s+(?:(?:is|has|was)\s+)?(?:been\s+)?"
+    r"(?:\w+\s+)?changed\b",
+    re.I,
+)
+_INLINE_PAREN = re.compile(
+    rf"\s*[\(\[]\s*(?:{_EDIT_WORD}{_NUMBER}\s*[:\-–—][^\)\]\n]*"
+    r"|[^\)\]\n]*\bdelta(?:s)? (?:awarded|given)[^\)\]\n]*)[\)\]]",
+    re.I,
+)
+_INLINE_EDIT = re.compile(rf"(?<=[.!?)\"'*])[ \t]+\**{_EDIT_WORD}{_NUMBER}\s*[:\-–—]", re.I)
+_INLINE_EMPHASISED_EDIT = re.compile(rf"[ \t]*(?<![*\w])\*{_EDIT_WORD}{_NUMBER}\s*[:\-–—][^*\n]*\*(?!\*)", re.I)
+_HORIZONTAL_RULE = re.compile(r"^\s*(?:[_\-*]\s*){3,}$")
+_STRIKE = re.compile(r"~~(.+?)~~", re.S)
+
+
+def marker_line(line: str) -> bool:
+    """Is this line the start of something the OP wrote after the discussion (an edit, a delta, a changed view)?"""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    return bool(_EDIT_LINE.match(stripped) or _DELTA_LINE.search(stripped) or _VIEW_CHANGED_LINE.match(stripped))
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    text: str
+    edits: tuple[str, ...] = ()
+    """The removed edit sections, in order (inline ones included)."""
+    footnote: bool = False
+    struck: int = 0
+    fallback: bool = False
+
+    @property
+    def edited(self) -> bool:
+        return bool(self.edits)
+
+
+def _split_title(text: str, title: str | None) -> tuple[str, str]:
+    if title and text.startswith(title):
+        return text[: len(title)], text[len(title) :]
+    return "", text
+
+
+def _paragraph_end(lines: list[str], start: int) -> int:
+    """The index after the paragraph that starts at ``start`` (a blank line or a horizontal rule ends it)."""
+    end = start + 1
+    while end < len(lines) and lines[end].strip() and not _HORIZONTAL_RULE.match(lines[end]):
+        end += 1
+    return end
+
+
+def _sections(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(kept lines, removed sections)."""
+    kept: list[str] = []
+    removed: list[str] = []
+    body_seen = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if marker_line(line):
+            if body_seen:
+                removed.append("\n".join(lines[i:]).strip())
+                break
+            end = _paragraph_end(lines, i)
+            removed.append("\n".join(lines[i:end]).strip())
+            i = end
+            continue
+        emphasised = _INLINE_EMPHASISED_EDIT.search(line)
+        if emphasised:
+            removed.append(emphasised.group(0).strip())
+            line = line[: emphasised.start()] + line[emphasised.end() :]
+        inline = _INLINE_EDIT.search(line)
+        if inline:
+            removed.append(line[inline.start() :].strip())
+            line = line[: inline.start()].rstrip()
+        if line.strip():
+            body_seen = True
+        kept.append(line)
+        i += 1
+    return kept, removed
+
+
+def _paragraphs_only(lines: list[str]) -> tuple[list[str], list[str]]:
+    kept: list[str] = []
+    removed: list[str] = []
+    i = 0
+    while i < len(lines):
+        if marker_line(lines[i]):
+            end = _paragraph_end(lines, i)
+            removed.append("\n".join(lines[i:end]).strip())
+            i = end
+        else:
+            kept.append(lines[i])
+            i += 1
+    return kept, removed
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def clean(text: str, title: str | None = None) -> Cleaned:
+    """The post without the OP's later edits and the moderator footnote (the rule is in this module's doc)."""
+    without_footnote = _FOOTNOTE.sub("", text)
+    without_footnote = _FORM_SENTENCE.sub("", without_footnote)
+    without_footnote = _RULE_LINE.sub("", without_footnote.rstrip())
+    footnote = without_footnote != text.rstrip()
+    head, body = _split_title(without_footnote, title)
+    edits: list[str] = []
+
+    def cut_inline(match: re.Match[str]) -> str:
+        edits.append(match.group(0).strip())
+        return ""
+
+    body = _INLINE_PAREN.sub(cut_inline, body)
+    struck = len(_STRIKE.findall(body))
+    body = _STRIKE.sub(r"\1", body)
+    lines = body.split("\n")
+    kept, removed = _sections(lines)
+    fallback = False
+    if removed and not "\n".join(kept).strip() and any(line.strip() and not marker_line(line) for line in lines):
+        kept, removed = _paragraphs_only(lines)
+        fallback = True
+        if not "\n".join(kept).strip():  # still nothing: keep the body whole rather than lose it
+            kept, removed = lines, []
+    edits += removed
+    cleaned = _tidy(head + "\n".join(kept)) if head else _tidy("\n".join(kept))
+    return Cleaned(cleaned, tuple(e for e in edits if e), footnote, struck, fallback)
+
+
+def clean_post(text: str, title: str | None = None) -> str:
+    return clean(text, title).text
+
+
+@dataclass
+class PostCleaning:
+    """What the rule removed over the posts a run shows (each post counted once)."""
+
+    posts: int = 0
+    edited_posts: int = 0
+    edit_sections: int = 0
+    edit_characters: int = 0
+    footnotes: int = 0
+    struck: int = 0
+    fallbacks: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, posts: Iterable[tuple[str, str, str | None]]) -> PostCleaning:
+        """Over ``(post id, text, title)``; a post id seen twice counts once."""
+        out = cls()
+        seen: set[str] = set()
+        for post_id, text, title in posts:
+            if post_id in seen:
+                continue
+            seen.add(post_id)
+            result = clean(text, title)
+            out.posts += 1
+            out.edited_posts += result.edited
+            out.edit_sections += len(result.edits)
+            out.edit_characters += sum(len(e) for e in result.edits)
+            out.footnotes += result.footnote
+            out.struck += result.struck
+            out.fallbacks += result.fallback
+            if result.edited and len(out.examples) < 3:
+                out.examples.append(f"{post_id}: {result.edits[0][:80]}")
+        return out
+
+    def line(self) -> str:
+        return (
+            f"OP's later edits removed from {self.edited_posts} of {self.posts} posts ({self.edit_sections} sections, "
+            f"{self.edit_characters} characters), moderator footnote from {self.footnotes}"
+            + (f", strike marks from {self.struck}" if self.struck else "")
+            + (f"; {self.fallbacks} posts kept their body by removing marker paragraphs only" if self.fallbacks else "")
+            + " (rule: docs/perso.md)"
+        )
