@@ -166,7 +166,9 @@ def test_calls_are_served_in_the_order_they_arrive(model: Model, monkeypatch: py
 def test_perso_on_the_embedded_model_reads_ratings_and_letters_from_logprobs(tmp_path: Path) -> None:
     from socialbench.benchmarks.perso import perso
 
-    (behavioral,) = eval(perso(task="behavioral", subset="1"), model="socialbench/gemma-3-270m", log_dir=str(tmp_path))
+    (behavioral,) = eval(
+        perso(task="behavioral", subset="1", unchecked="admit"), model="socialbench/gemma-3-270m", log_dir=str(tmp_path)
+    )
     assert behavioral.status == "success", behavioral.error
     samples = behavioral.samples or []
     assert sorted(s.metadata["order"] for s in samples) == ["loser-first", "winner-first"]

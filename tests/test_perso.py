@@ -332,6 +332,10 @@ def test_behavioral_on_mockllm_counts_reasks_invalid_and_position(tmp_path: Path
     assert log.eval.metadata["construction"][0]["name"] == "threads"  # type: ignore[index]
     summary = collect([str(log.location)])["runs"][0]
     assert summary["pairs"] == 3 and summary["invalid"] == 1 and summary["ties"] == 1
+    assert summary["pairs_with_unchecked_rules"] == len(
+        {s.metadata["pair_id"] for s in samples if s.metadata["unchecked_rules"]}  # type: ignore[index]
+    )
+    assert summary["post_cleaning"]["posts"] == 3  # counted over the posts this log showed, each once
     assert all(s.metadata["unchecked_rules"] for s in samples if s.metadata["source"] == "cmv-pairs")  # type: ignore[index]
     # pair 1 chose the first position in both orders, i.e. two different replies; pair 2 has one valid answer
     assert summary["order_consistent_pairs"] == pytest.approx(0.0)
@@ -564,7 +568,8 @@ def test_behavioral_agreement_is_over_the_labels_annotators_choose_between(tmp_p
     path.write_text("\n".join(json.dumps(x) for x in lines))
     group = analyse(load_annotations(path), {}, path)["groups"]["behavioral"]
     expected = cohen_kappa_score(a, b)  # delta / no delta: chance agreement is not near zero
-    assert group["pairwise_cohen"]["A-B"] == pytest.approx(expected) and expected < 0.5
+    assert group["pairwise_cohen"]["A-B"] == pytest.approx(expected) == pytest.approx(0.375)
+    assert group["alpha"] == pytest.approx(0.40625)
     assert group["accuracy"] == {"A": pytest.approx(0.8), "B": pytest.approx(0.8)}
     lines[0]["answer"] = "someone-else"
     path.write_text("\n".join(json.dumps(x) for x in lines))

@@ -21,7 +21,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...shared.answers import letter_from_logprobs
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
-from .data import Pair, words
+from .data import Pair, post_record, words
 from .features import surface_features
 from .prompts import behavioral_prompt
 
@@ -61,6 +61,7 @@ def record_to_sample(pair: Pair, winner_first: bool, unchecked_rules: list[str] 
             "loser_id": pair.loser.id,
             "order": order,
             "unchecked_rules": list(unchecked_rules or []),
+            "post_cleaning": post_record(pair.thread),
             "winner_words": words(pair.winner.reply.text),
             "loser_words": words(pair.loser.reply.text),
             "winner_path_words": sum(words(n.text) for n in pair.winner.path),

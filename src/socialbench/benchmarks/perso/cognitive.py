@@ -17,7 +17,7 @@ from ...conversations.model import Thread
 from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
-from .data import shown_post
+from .data import post_record, shown_post
 from .items import CognitiveItem
 from .prompts import cognitive_prompt
 
@@ -46,6 +46,7 @@ def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: i
             "dimension": item.dimension,
             "option_order": order,
             "item_author": item.provenance.author,
+            "post_cleaning": post_record(thread),
             "lint": item.lint,
         },
     )

@@ -27,7 +27,7 @@ from ...conversations.sources.cmv import has_delta
 from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
-from .posts import PostCleaning, clean_post
+from .posts import PostCleaning, clean, clean_post
 
 DIMENSIONS = ("belief", "emotion", "intent")
 OP_REPLY_MIN_TOKENS = 100
@@ -51,6 +51,11 @@ def default_threads() -> Path:
 def shown_post(thread: Thread) -> str:
     """The OP's post of ``thread`` as both tasks show it (`posts.clean`: no later edits, no footnote)."""
     return clean_post(thread.root.text, thread.title)
+
+
+def post_record(thread: Thread) -> dict[str, int | bool]:
+    """What the edit and footnote rule removed from the post of ``thread`` (for a sample's metadata)."""
+    return clean(thread.root.text, thread.title).record()
 
 
 def post_cleaning(threads: Iterable[Thread]) -> PostCleaning:

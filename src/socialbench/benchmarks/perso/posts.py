@@ -30,8 +30,9 @@ metadata, printed by the summary).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 _FOOTNOTE = re.compile(
     r"(?:\n[ \t]*_{3,}[ \t]*)?\s*(?:\n|^)[ \t]*(?:>|&gt;)?[ \t]*\*?Hello,? users of CMV!.*\Z", re.S | re.I
@@ -91,6 +92,16 @@ class Cleaned:
     @property
     def edited(self) -> bool:
         return bool(self.edits)
+
+    def record(self) -> dict[str, int | bool]:
+        """What was removed, for a sample's metadata (`PostCleaning.of_records` adds them up over a log)."""
+        return {
+            "edits": len(self.edits),
+            "edit_characters": sum(len(e) for e in self.edits),
+            "footnote": self.footnote,
+            "struck": self.struck,
+            "fallback": self.fallback,
+        }
 
 
 def _split_title(text: str, title: str | None) -> tuple[str, str]:
@@ -182,7 +193,7 @@ def clean(text: str, title: str | None = None) -> Cleaned:
         if not "\n".join(kept).strip():  # still nothing: keep the body whole rather than lose it
             kept, removed = lines, []
     edits += removed
-    cleaned = _tidy(head + "\n".join(kept)) if head else _tidy("\n".join(kept))
+    cleaned = _tidy(head + "\n".join(kept))
     return Cleaned(cleaned, tuple(e for e in edits if e), footnote, struck, fallback)
 
 
@@ -206,22 +217,22 @@ class PostCleaning:
     @classmethod
     def of(cls, posts: Iterable[tuple[str, str, str | None]]) -> PostCleaning:
         """Over ``(post id, text, title)``; a post id seen twice counts once."""
-        out = cls()
-        seen: set[str] = set()
-        for post_id, text, title in posts:
-            if post_id in seen:
-                continue
-            seen.add(post_id)
-            result = clean(text, title)
-            out.posts += 1
-            out.edited_posts += result.edited
-            out.edit_sections += len(result.edits)
-            out.edit_characters += sum(len(e) for e in result.edits)
-            out.footnotes += result.footnote
-            out.struck += result.struck
-            out.fallbacks += result.fallback
-            if result.edited and len(out.examples) < 3:
-                out.examples.append(f"{post_id}: {result.edits[0][:80]}")
+        results = {post_id: clean(text, title) for post_id, text, title in posts}
+        out = cls.of_records({post_id: r.record() for post_id, r in results.items()})
+        out.examples = [f"{k}: {r.edits[0][:80]}" for k, r in results.items() if r.edited][:3]
+        return out
+
+    @classmethod
+    def of_records(cls, records: Mapping[str, Mapping[str, Any]]) -> PostCleaning:
+        """Over the per-post records of `Cleaned.record`, keyed by post (thread) id."""
+        out = cls(posts=len(records))
+        for record in records.values():
+            out.edited_posts += bool(record.get("edits"))
+            out.edit_sections += int(record.get("edits", 0))
+            out.edit_characters += int(record.get("edit_characters", 0))
+            out.footnotes += bool(record.get("footnote"))
+            out.struck += int(record.get("struck", 0))
+            out.fallbacks += bool(record.get("fallback"))
         return out
 
     def line(self) -> str:

@@ -61,6 +61,11 @@ def _rows(log: EvalLog) -> list[dict[str, Any]]:
     return rows
 
 
+def _post_records(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per thread of the logged samples, what the edit and footnote rule removed from its post."""
+    return {str(r.get("thread_id")): r["post_cleaning"] for r in rows if isinstance(r.get("post_cleaning"), dict)}
+
+
 def behavioral_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     robust = [r for r in rows if r["length_ratio"] <= LENGTH_RATIO_LIMIT]
     valid = [r for r in rows if r["status"] == VALID]
@@ -81,6 +86,7 @@ def behavioral_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         },
         "invalid": sum(1 for r in rows if r["status"] == INVALID),
         "ties": sum(1 for r in rows if r["status"] == TIE),
+        "pairs_with_unchecked_rules": len({r["pair_id"] for r in rows if r.get("unchecked_rules")}),
         "first_choice_rate": statistics.fmean(r["answer"] == "1" for r in valid) if valid else None,
         "first_choice": _accuracy([float(r["answer"] == "1") for r in valid], [r["pair_id"] for r in valid]),
         "order_consistent_pairs": (statistics.fmean(len(chosen[p]) == 1 for p in seen_twice) if seen_twice else None),
@@ -118,9 +124,8 @@ def collect(logs: list[str]) -> dict[str, Any]:
                 "task": kind,
                 "created": log.eval.created,
                 "item_authors": (log.eval.metadata or {}).get("item_authors"),
-                "post_cleaning": (log.eval.metadata or {}).get("post_cleaning"),
+                "post_cleaning": vars(PostCleaning.of_records(_post_records(rows))),
                 "unchecked": (log.eval.metadata or {}).get("unchecked"),
-                "pairs_with_unchecked_rules": (log.eval.metadata or {}).get("pairs_with_unchecked_rules"),
                 **summary,
             }
         )
@@ -226,8 +231,10 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         console.print(shares)
         authors = sorted({a for r in cognitive for a in r["item_authors"] or []})
         console.print(f"Items written by: {'; '.join(authors)}")
-    for cleaning in {json.dumps(r["post_cleaning"], sort_keys=True) for r in runs if r.get("post_cleaning")}:
-        console.print(PostCleaning(**{**json.loads(cleaning), "examples": []}).line())
+    for r in runs:
+        if r["post_cleaning"]["posts"]:
+            cleaning = PostCleaning(**{**r["post_cleaning"], "examples": []})
+            console.print(f"{r['model']}, {r['task']}: {cleaning.line()}")
     if data["thinking_deltas"]:
         table = Table(title="Thinking minus non-thinking, accuracy points (§4.4)")
         for col in ("model", "task", "all", *DIMENSIONS):
