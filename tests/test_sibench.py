@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import collections
+import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+from rich.console import Console
 
 from socialbench.benchmarks.sibench import load_dialogues
 from socialbench.benchmarks.sibench.dataset import balanced_sample, context_group, situation, stratified_sample
 from socialbench.benchmarks.sibench.parsing import parse_answer, reply_length
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS, cot_prompt, direct_prompt
+from socialbench.benchmarks.sibench.report import summarize
 from socialbench.benchmarks.sibench.rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.core.errors import InputError
@@ -332,8 +336,9 @@ def test_tables_from_logs(tmp_path: Any) -> None:
     (delta,) = ablation_deltas(rows)  # paired on the same 4 dialogues
     assert delta["removed"] == "communicative_strategy" and delta["delta"] == -5
     assert delta["n"] == 4 and delta["unpaired"] == 0 and delta["ci95"] == [-5, -5]
+    assert delta["baseline"] == Path(str(full.location)).name and delta["candidates"] == 1
     groups = by_group(rows, "context_group")
-    assert sum(g["n"] for g in groups.values()) == 4 and all(g["reply"] == 10 for g in groups.values())
+    assert sum(g["n"] for g in groups) == 4 and all(g["reply"] == 10 and g["process"] == 5 for g in groups)
 
 
 def test_process_reply_similarity_has_both_series(tmp_path: Any) -> None:
@@ -461,8 +466,193 @@ def test_random_subset_and_unpaired_ablations() -> None:
     dialogues = load_dialogues()
     first = random_sample(dialogues, 100, seed=0)
     assert len(first) == 100 and [d.id for d in first] == [d.id for d in random_sample(dialogues, 100, seed=0)]
-    rows = [
-        {"model": "m", "mode": "paper", "ablate": "", "dialogue": d, "cot_reply": 10.0} for d in ("a", "b", "c")
-    ] + [{"model": "m", "mode": "paper", "ablate": "cause", "dialogue": d, "cot_reply": 5.0} for d in ("b", "c", "z")]
+    rows = [_row("full.eval", "", d, 10.0) for d in ("a", "b", "c")]
+    rows += [_row("cause.eval", "cause", d, 5.0) for d in ("b", "c", "z")]
     (delta,) = ablation_deltas(rows)
     assert delta["n"] == 2 and delta["delta"] == -5 and delta["unpaired"] == 2  # only b and c pair up
+
+
+def _row(log: str, ablate: str, dialogue: str, cot_reply: float, **key: Any) -> dict[str, Any]:
+    """A paper-protocol score row as `score_rows` makes it, with the run key fields (override with ``key``)."""
+    run = {"run_model": "m", "human": False, "lang": "zh", "mode": "paper", "subset": "balanced", "n": 312,
+           "seed": 0, "grader": "g", "created": log} | key  # fmt: skip
+    return {"model": "m", "log": log, "ablate": ablate, "dialogue": dialogue, "cot_reply": cot_reply, **run}
+
+
+def test_an_ablation_is_compared_only_with_the_full_run_it_varies_from() -> None:
+    """A zh ablation whose scores equal the zh full run: delta 0, even when a later en full run (or a full run
+    under another protocol, seed or grader) is among the logs; several candidates: the latest, named; none: said."""
+    from socialbench.benchmarks.sibench.analysis import ablation_deltas, ablation_notes
+
+    dialogues = ("a", "b", "c", "d")
+    rows = [_row("zh-full.eval", "", d, 5.0) for d in dialogues]
+    rows += [_row("zh-cause.eval", "cause", d, 5.0) for d in dialogues]
+    rows += [_row("zz-en-full.eval", "", d, 10.0, lang="en") for d in dialogues]  # later, other language
+    rows += [_row("zz-cot-full.eval", "", d, 0.0, mode="cot") for d in dialogues]  # other protocol
+    rows += [_row("zz-seed.eval", "", d, 0.0, seed=1) for d in dialogues]
+    rows += [_row("zz-grader.eval", "", d, 0.0, grader="other") for d in dialogues]
+    (delta,) = ablation_deltas(rows)
+    assert delta["delta"] == 0 and delta["ci95"] == [0, 0] and delta["n"] == 4
+    assert delta["baseline"] == "zh-full.eval" and delta["candidates"] == 1
+    rerun = rows + [_row("zh-full-2.eval", "", d, 5.0, created="zz-later") for d in dialogues]
+    (delta,) = ablation_deltas(rerun)
+    assert delta["candidates"] == 2 and delta["baseline"] == "zh-full-2.eval"
+    assert "2 full runs qualify" in ablation_notes([delta])[0]
+    alone = [r for r in rows if r["log"] != "zh-full.eval"]
+    (delta,) = ablation_deltas(alone)
+    assert delta["baseline"] is None and delta["delta"] is None and "no full run" in ablation_notes([delta])[0]
+
+
+@pytest.mark.parametrize(
+    ("reply", "cause"),
+    [
+        ("xxx", "template"),
+        ("“xxx”", "template"),
+        ("XXXX", "template"),
+        ("...", "template"),
+        ("回复", "template"),
+        ("   ", "empty"),
+        ("用户: 我请你喝奶茶\n对方: 好呀", "copied_chat"),
+        ("我请你喝奶茶", None),
+        ("嗯", None),
+    ],
+)
+def test_what_is_not_a_reply(reply: str, cause: str | None) -> None:
+    from socialbench.benchmarks.sibench.parsing import unreadable_reply
+
+    chat = "对方: 今天好累啊，不想动了\n用户: 那就休息一下吧"
+    assert unreadable_reply(reply, chat) == cause
+    assert unreadable_reply("今天好累啊，不想动了", chat) == "copied_chat"  # the other party's turn, word for word
+
+
+def test_template_echoes_are_never_judged_and_identical_replies_tie_without_a_preference(tmp_path: Any) -> None:
+    """The embedded model once returned the template's "xxx" in every field: accepted as replies, judged 0 against
+    0, and the tie preference "1" gave a 50% CoT win rate from position alone."""
+    echo = json.dumps({**{c: "xxx" for c in ("Motivation", "Cause", "Emotional Attitude", "Social Intention",
+                                             "Communicative Strategy")}, "Response": "xxx"})  # fmt: skip
+    asked: list[str] = []
+
+    def grader_fn(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        asked.append(input[-1].text)
+        return ModelOutput.from_content(model="g", content=json.dumps({"preferred": 1}))
+
+    grader = get_model("mockllm/model", custom_outputs=grader_fn, memoize=False)
+    log = run({"mode": "paper"}, model_answers([echo, '{"Response": "xxx"}']), grader, 3, tmp_path)
+    assert not asked  # nothing to judge: no process (every field echoes the template), no reply
+    for sample in log.samples or []:
+        value = sample.scores["paper_judge"].value  # type: ignore[index]
+        assert value["unparsed_cot"] == value["unparsed_direct"] == 1.0 and value["cot_wins"] != value["cot_wins"]
+        assert sample.metadata["output_problem_cot"] == sample.metadata["output_problem_direct"] == "template"
+    out = io.StringIO()
+    summarize(log, Console(file=out, width=250))
+    assert "6 unreadable answers: the answer template echoed 6" in out.getvalue()
+    # the same real reply from both prompts: a tie, no preference asked, half a win, counted
+    same = json.dumps({"Response": "我请你喝奶茶"}, ensure_ascii=False)
+    asked.clear()
+
+    def scores_only(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        asked.append(input[-1].text)
+        body = {"reply_1": {"score": 10}, "reply_2": {"score": 5}}  # position noise between identical texts
+        return ModelOutput.from_content(model="g", content=json.dumps(body))
+
+    grader = get_model("mockllm/model", custom_outputs=scores_only, memoize=False)
+    log = run({"mode": "paper"}, model_answers([same]), grader, 2, tmp_path)
+    assert not any("same score" in p for p in asked)
+    for sample in log.samples or []:
+        value = sample.scores["paper_judge"].value  # type: ignore[index]
+        assert value["tie"] == value["identical_replies"] == 1.0 and value["cot_wins"] == 0.5
+        assert value["cot_reply"] == value["direct_reply"] == 7.5
+
+
+def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any) -> None:
+    """A folder with zh and en runs, a human-reply run and an ablation: Table 1 has one block per language and
+    subset, the human replies are their own row, nothing is pooled (n per row = the dialogues of that run)."""
+    from socialbench.benchmarks.sibench.analysis import by_group, score_rows, table1
+    from socialbench.benchmarks.sibench.figures import document
+    from socialbench.benchmarks.sibench.report import report
+
+    def verdict(reply: int) -> str:
+        return json.dumps({k: {"score": 5} for k in COMPONENT_KEYS} | {"reply": {"score": reply}})
+
+    def grader(reply: int) -> Model:
+        return get_model(
+            "mockllm/model",
+            custom_outputs=lambda *a: ModelOutput.from_content(model="g", content=verdict(reply)),
+            memoize=False,
+        )
+
+    folder = tmp_path / "logs"
+    zh = run({"mode": "cot"}, model_answers([COT_ANSWER]), grader(10), 3, folder)
+    en = run({"mode": "cot", "lang": "en"}, model_answers([COT_ANSWER]), grader(0), 3, folder)
+    ablated = run({"mode": "cot", "ablate": "cause"}, model_answers([COT_ANSWER]), grader(5), 3, folder)
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text("\n".join(json.dumps({"dialogue": i, "reply": "那我请你"}, ensure_ascii=False) for i in (1, 2)))
+    human = run({"mode": "cot", "human_replies": str(replies)}, model_answers(["unused"]), grader(5), 10, folder)
+    logs = [str(x.location) for x in (zh, en, ablated, human)]
+    rows = score_rows(logs)
+    t1 = table1(rows)
+    assert {r["block"] for r in t1} == {"zh · balanced 312", "en · balanced 312"}
+    by_label = {r["model"]: r for r in t1}
+    assert by_label["mockllm/model · zh · balanced 312"]["cot_reply"] == 10
+    assert by_label["mockllm/model · zh · balanced 312"]["n_cot"] == 3  # not 6: the en run is another block
+    assert by_label["mockllm/model · en · balanced 312"]["cot_reply"] == 0
+    human_row = by_label["Human (replies.jsonl) · zh · balanced 312"]
+    assert human_row["cot_reply"] == 5 and human_row["n_cot"] == 2 and "human" in human_row["protocol"]
+    assert human_row["motivation"] is None  # the humans wrote no analysis: no process score, not 0
+    situations = by_group(rows, "situation")
+    assert any(r["model"].startswith("Human") for r in situations)
+    assert all(r["model"] != "mockllm/model" for r in situations)  # every label names its block
+    out = io.StringIO()
+    report(logs, Console(file=out, width=300), similarity=False)
+    text = out.getvalue()
+    assert "Table 1: zh · balanced 312" in text and "Table 1: en · balanced 312" in text
+    # the ablation is compared with the zh full run only (Δ 5 - 10), never the en one
+    from socialbench.benchmarks.sibench.analysis import ablation_deltas
+
+    (delta,) = ablation_deltas(rows)
+    assert delta["delta"] == -5 and delta["baseline"] == Path(str(zh.location)).name
+    doc = document(logs, compare_paper=True)
+    tables = {t.name: t for s in doc.sections for t in s.parts if hasattr(t, "rows")}
+    assert "CoT win rate %" in tables["sibench-table1"].columns
+    assert "sibench-paper-table2" in tables and "sibench-situation" in tables
+    assert any(str(r[0]).startswith("Human") for r in tables["sibench-table1"].rows)
+
+
+def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> None:
+    from socialbench.benchmarks.sibench.studies import replies, run_label
+
+    folder = tmp_path / "logs"
+    cot = json.dumps({"Motivation": "m", "Cause": "c", "Response": "思考后的回复"}, ensure_ascii=False)
+    direct = json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
+
+    def judge(*args: Any) -> ModelOutput:
+        body = {"reply_1": {"score": 5}, "reply_2": {"score": 10}} | {k: {"score": 5} for k in COMPONENT_KEYS}
+        return ModelOutput.from_content(model="g", content=json.dumps(body))
+
+    def grader() -> Model:
+        return get_model("mockllm/model", custom_outputs=judge, memoize=False)
+
+    run({"mode": "paper"}, model_answers([cot, direct]), grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([cot, direct]), grader(), 3, folder)
+    design = replies(str(folder))
+    keys = [item.key for item in design.items]
+    assert len(keys) == 6 and {k["ablate"] for k in keys} == {"", "cause"}
+    assert all(k["lang"] == "zh" and k["mode"] == "paper" and k["subset"] == "balanced 312" for k in keys)
+    labels = {run_label(k) for k in keys}
+    assert labels == {"mockllm/model · paper · zh · balanced 312 · full CoT",
+                      "mockllm/model · paper · zh · balanced 312 · without cause"}  # fmt: skip
+    ids = [item.id for item in design.items]
+    assert len(set(ids)) == 6 and not any(i[1:].isdigit() for i in ids)  # no running numbers
+    assert [k["ablate"] for k in keys] != sorted(k["ablate"] for k in keys)  # the runs are interleaved
+    assert replies(str(folder)).items == design.items  # the same seed gives the same study
+
+
+def test_a_limited_run_is_a_situation_balanced_sample() -> None:
+    """`--limit N` runs the first N dialogues of the task: they must be balanced, not the source's first N."""
+    for subset in ("balanced", "all"):
+        samples = list(sibench(mode="direct", subset=subset).dataset)
+        first = [s.metadata["situation"] for s in samples[:24]]  # type: ignore[index]
+        counts = collections.Counter(first)
+        assert len(counts) == 12 and set(counts.values()) == {2}, subset
+    balanced = {s.id for s in sibench(mode="direct").dataset}
+    assert balanced == {d.id for d in balanced_sample(load_dialogues(), 312, 0)}  # the same dialogues, reordered

@@ -149,16 +149,27 @@ def grid_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T
     return [parse_arguments(fn, combo, flag) for combo in combos]
 
 
+def role_model(config: Any) -> str | None:
+    """The model name of a logged model role (inspect records a `ModelConfig`, or a list of them)."""
+    if config is None:
+        return None
+    configs = config if isinstance(config, list) else [config]
+    return ", ".join(str(c.model) for c in configs)
+
+
 def latest_runs(paths: Sequence[str]) -> list[str]:
-    """One log per run: logs of the same task, model and task arguments (a run killed and its resume, or a
-    rerun) count once, as the latest log that completed, else the latest one; order of first appearance kept."""
+    """One log per run: logs of the same task, model, model roles and task arguments (a run killed and its resume,
+    or a rerun) count once, as the latest log that completed, else the latest one; order of first appearance kept."""
     from inspect_ai.log import read_eval_log
 
     best: dict[str, tuple[tuple[bool, str], str]] = {}
     order: list[str] = []
     for path in paths:
         header = read_eval_log(path, header_only=True)
-        key = json.dumps([header.eval.task, header.eval.model, header.eval.task_args], sort_keys=True, default=str)
+        roles = {k: role_model(v) for k, v in (header.eval.model_roles or {}).items()}  # another grader: another run
+        key = json.dumps(
+            [header.eval.task, header.eval.model, header.eval.task_args, roles], sort_keys=True, default=str
+        )
         rank = (header.status == "success", header.eval.created)
         if key not in best:
             order.append(key)

@@ -8,7 +8,9 @@ Labels (``Score.metadata["output_problem"]``):
 - ``model_length``: generation stopped because the context window was full (the prompt left no room);
 - ``max_tokens``: generation hit the token limit before the answer was complete;
 - ``empty``: an empty completion;
-- ``format``: text that does not follow the answer format.
+- ``format``: text that does not follow the answer format;
+- ``template`` / ``copied_chat`` (SI-Bench): a reply that only echoes the answer template's placeholder, or copies
+  the chat, is no reply.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ _NAMES = {
     "max_tokens": "cut off by the token limit",
     "empty": "empty",
     "format": "not in the answer format",
+    "template": "the answer template echoed",
+    "copied_chat": "a copy of the chat",
 }
 
 

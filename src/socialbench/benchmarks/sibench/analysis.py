@@ -29,6 +29,7 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 from scipy.stats import entropy
 
+from ...shared.benchmark import role_model
 from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 
@@ -80,16 +81,31 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
         log = read_eval_log(str(path))
         args = log.eval.task_args
         ablate = args.get("ablate") or ""
+        human = args.get("human_replies")
+        roles = log.eval.model_roles or {}
+        grader = role_model(roles.get("grader")) or f"{log.eval.model} (the model under test)"
+        run = {
+            "run_model": log.eval.model,
+            "human": bool(human),
+            "lang": args.get("lang", "zh"),
+            "subset": args.get("subset", "balanced"),
+            "n": args.get("n", 312),
+            "seed": args.get("seed", 0),
+            "grader": grader,
+            "log": str(path),
+            "created": log.eval.created,
+        }
         for sample in log.samples or []:
             meta = sample.metadata or {}
             for name, score in (sample.scores or {}).items():
                 value = score.value if isinstance(score.value, dict) else {}
                 row = {
-                    "model": log.eval.model,
+                    # human replies are their own row everywhere, never pooled with the --model of their run
+                    "model": f"Human ({Path(str(human)).name})" if human else log.eval.model,
                     "scorer": name,
                     "mode": args.get("mode", "paper"),
                     "ablate": ablate,
-                    "lang": args.get("lang", "zh"),
+                    **run,
                     "dialogue": sample.id,
                     "situation": meta.get("situation"),
                     "context_group": meta.get("context_group"),
@@ -99,8 +115,6 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
                     row["mode"] = "pairwise"
                 elif name == "paper_judge":
                     row["mode"] = "paper"
-                elif args.get("human_replies"):
-                    row["mode"] = f"human-{row['mode']}"
                 for key in ("reply", "reply_cot", "reply_direct"):
                     if meta.get(key):
                         row[f"{key}_text"] = str(meta[key])
@@ -111,6 +125,23 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
                     row["process_text"] = process
                     row |= {f"process_{k}": v for k, v in richness(process).items()}
                 rows.append(row)
+    return _blocks(rows)
+
+
+def block_of(row: dict[str, Any]) -> str:
+    """The block of Table 1 a row belongs to: its prompt language and dialogue subset (never pooled across)."""
+    subset = row["subset"] if row["subset"] == "all" else f"{row['subset']} {row['n']}"
+    return f"{row['lang']} · {subset}"
+
+
+def _blocks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row's ``block``; when the logs span several blocks, every label names its block too (``model`` is the
+    label the tables and figures group by), so runs of another language or subset are never pooled."""
+    blocks = {block_of(r) for r in rows}
+    for r in rows:
+        r["block"] = block_of(r)
+        if len(blocks) > 1:
+            r["model"] = f"{r['model']} · {r['block']}"
     return rows
 
 
@@ -136,12 +167,15 @@ def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per model: the five process scores, the CoT and direct reply scores and the CoT win rate (Table 1). From the
     paper's protocol when the model has such runs (``protocol`` = paper), else from single-reply runs."""
     out = []
-    for model in sorted({r["model"] for r in rows}):
-        mine = [r for r in rows if r["model"] == model and not r["ablate"]]
+    for block, model in sorted({(r["block"], r["model"]) for r in rows}):
+        mine = [r for r in rows if r["model"] == model and r["block"] == block and not r["ablate"]]
+        if not mine:
+            continue
         paper = [r for r in mine if r["mode"] == "paper"]
         if paper:
             out.append(
                 {
+                    "block": block,
                     "model": model,
                     "protocol": "paper",
                     **{k: _mean(paper, k) for k in COMPONENT_KEYS},
@@ -159,8 +193,9 @@ def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         pairs = [r for r in mine if r["mode"] == "pairwise" and r.get("judged")]
         out.append(
             {
+                "block": block,
                 "model": model,
-                "protocol": "single-reply",
+                "protocol": "human replies, single-reply" if mine[0]["human"] else "single-reply",
                 **{k: _mean(cot, k) for k in COMPONENT_KEYS},
                 "cot_reply": _mean(cot, "reply"),
                 "direct_reply": _mean(direct, "reply"),
@@ -173,47 +208,104 @@ def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def by_group(rows: list[dict[str, Any]], key: str = "situation") -> dict[str, dict[str, Any]]:
-    """Mean CoT reply and process scores per situation or per context group (RQ2, §4.2)."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def by_group(rows: list[dict[str, Any]], key: str = "situation") -> list[dict[str, Any]]:
+    """Per model (human replies their own row) and situation or context group (RQ2, §4.2): the mean CoT reply score
+    and the mean process scores (the paper's Fig. 6 plots the process score per situation)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
-        if not r["ablate"] and cot_reply_score(r) is not None:
-            groups[str(r.get(key))].append({**r, "cot_reply_score": cot_reply_score(r)})
-    return {
-        g: {"n": len(rs), "reply": _mean(rs, "cot_reply_score"), **{k: _mean(rs, k) for k in COMPONENT_KEYS}}
-        for g, rs in sorted(groups.items())
-    }
+        if not r["ablate"] and r["mode"] in ("paper", "cot"):
+            groups[(r["model"], str(r.get(key)))].append({**r, "cot_reply_score": cot_reply_score(r)})
+    out = []
+    for (model, group), rs in sorted(groups.items()):
+        process = [
+            statistics.fmean(v) for r in rs if (v := [float(r[k]) for k in COMPONENT_KEYS if _is_number(r.get(k))])
+        ]
+        out.append(
+            {
+                "model": model,
+                "group": group,
+                "n": len(rs),
+                "reply": _mean(rs, "cot_reply_score"),
+                "process": statistics.fmean(process) if process else None,
+                **{k: _mean(rs, k) for k in COMPONENT_KEYS},
+            }
+        )
+    return out
+
+
+RUN_KEY = ("run_model", "human", "lang", "mode", "subset", "n", "seed", "grader")
+"""What an ablation and its full run must share: everything but the removed component."""
+
+
+def _runs(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    by_log: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_log[r["log"]].append(r)
+    return by_log
 
 
 def ablation_deltas(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Table 2, paired: per model and removed component, the ablated CoT reply score minus the full CoT reply score
-    on the same dialogues, with a bootstrap 95% CI; ``n`` dialogues scored in both."""
+    """Table 2, paired: each ablation run against the full run of the same model, language, mode, subset, seed and
+    grader (`RUN_KEY`), on the dialogues scored in both: the ablated CoT reply score minus the full one, with a
+    bootstrap 95% CI. When several full runs qualify the latest is used and named (``baseline``, ``candidates``);
+    when none does, the row says so (``baseline`` None) and has no delta."""
+    runs = _runs(rows)
+    full_runs = [(log, rs) for log, rs in runs.items() if not rs[0]["ablate"]]
     out = []
-    for model in sorted({r["model"] for r in rows}):
-        mine = [r for r in rows if r["model"] == model]
-        full = {r["dialogue"]: cot_reply_score(r) for r in mine if not r["ablate"] and cot_reply_score(r) is not None}
-        for ablate in sorted({r["ablate"] for r in mine if r["ablate"]}):
-            ablated = {
-                r["dialogue"]: cot_reply_score(r)
-                for r in mine
-                if r["ablate"] == ablate and cot_reply_score(r) is not None
-            }
+    for log, ablated_rows in sorted(runs.items(), key=lambda kv: (kv[1][0]["model"], kv[1][0]["ablate"])):
+        first = ablated_rows[0]
+        if not first["ablate"]:
+            continue
+        key = tuple(first[k] for k in RUN_KEY)
+        candidates = [(f, rs) for f, rs in full_runs if tuple(rs[0][k] for k in RUN_KEY) == key]
+        candidates.sort(key=lambda c: str(c[1][0]["created"]))
+        row: dict[str, Any] = {
+            "model": first["model"],
+            "removed": first["ablate"],
+            "mode": first["mode"],
+            "log": Path(log).name,
+            "baseline": Path(candidates[-1][0]).name if candidates else None,
+            "candidates": len(candidates),
+            "n": 0,
+            "reply": None,
+            "full_cot_reply": None,
+            "delta": None,
+            "ci95": None,
+            "unpaired": None,
+        }
+        if candidates:
+            full = {r["dialogue"]: cot_reply_score(r) for r in candidates[-1][1] if cot_reply_score(r) is not None}
+            ablated = {r["dialogue"]: cot_reply_score(r) for r in ablated_rows if cot_reply_score(r) is not None}
             common = sorted(full.keys() & ablated.keys(), key=str)
             diffs = [float(ablated[d]) - float(full[d]) for d in common]  # type: ignore[arg-type]
             low, high = bootstrap_ci(diffs) if diffs else (None, None)
-            out.append(
-                {
-                    "model": model,
-                    "removed": ablate,
-                    "n": len(common),
-                    "reply": statistics.fmean(float(ablated[d]) for d in common) if common else None,  # type: ignore[arg-type]
-                    "full_cot_reply": statistics.fmean(float(full[d]) for d in common) if common else None,  # type: ignore[arg-type]
-                    "delta": statistics.fmean(diffs) if diffs else None,
-                    "ci95": None if low is None else [low, high],
-                    "unpaired": len(ablated.keys() ^ full.keys()),
-                }
-            )
+            row |= {
+                "n": len(common),
+                "reply": statistics.fmean(float(ablated[d]) for d in common) if common else None,  # type: ignore[arg-type]
+                "full_cot_reply": statistics.fmean(float(full[d]) for d in common) if common else None,  # type: ignore[arg-type]
+                "delta": statistics.fmean(diffs) if diffs else None,
+                "ci95": None if low is None else [low, high],
+                "unpaired": len(ablated.keys() ^ full.keys()),
+            }
+        out.append(row)
     return out
+
+
+def ablation_notes(deltas: list[dict[str, Any]]) -> list[str]:
+    """What the ablation table must say about its baselines: a missing full run, or the one chosen of several."""
+    notes = []
+    for d in deltas:
+        if d["baseline"] is None:
+            notes.append(
+                f"{d['model']} without {d['removed']}: no full run of the same model, language, mode, subset, seed "
+                "and grader among the logs, so no delta."
+            )
+        elif d["candidates"] > 1:
+            notes.append(
+                f"{d['model']} without {d['removed']}: {d['candidates']} full runs qualify; compared with the "
+                f"latest, {d['baseline']}."
+            )
+    return notes
 
 
 def _style(rows: list[dict[str, Any]], prefix: str) -> dict[str, Any]:

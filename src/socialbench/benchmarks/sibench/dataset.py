@@ -108,3 +108,27 @@ def random_sample(dialogues: Sequence[Dialogue], n: int = 100, seed: int = 0) ->
     them on dialogue ids."""
     keep = set(random.Random(seed).sample(range(len(dialogues)), min(n, len(dialogues))))
     return [d for i, d in enumerate(dialogues) if i in keep]
+
+
+def interleaved(
+    dialogues: Sequence[Dialogue], seed: int = 0, key: Callable[[Dialogue], str] = situation
+) -> list[Dialogue]:
+    """The same dialogues in a round-robin over situations (situations in a seeded order, each keeping its own
+    order), so that the first N of them -- what ``--limit N`` runs -- are as situation-balanced as N allows."""
+    groups: dict[str, list[Dialogue]] = defaultdict(list)
+    for d in dialogues:
+        groups[key(d)].append(d)
+    order = sorted(groups)
+    random.Random(f"interleave:{seed}").shuffle(order)
+    out: list[Dialogue] = []
+    for i in range(max((len(m) for m in groups.values()), default=0)):
+        out += [groups[g][i] for g in order if i < len(groups[g])]
+    return out
+
+
+def shuffled(dialogues: Sequence[Dialogue], seed: int = 0) -> list[Dialogue]:
+    """The same dialogues in a seeded order, so that the first N -- what ``--limit N`` runs -- are a uniform
+    random sample of them."""
+    out = list(dialogues)
+    random.Random(f"order:{seed}").shuffle(out)
+    return out

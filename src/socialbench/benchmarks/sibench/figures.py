@@ -11,7 +11,7 @@ from typing import Any
 from ...shared.figures import Estimate, bars, estimate
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import analysis
-from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_ROW_SOURCES, TABLE1_SOURCE
+from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_ROW_SOURCES, TABLE1_SOURCE, TABLE2_FULL_COT
 from .prompts import COMPONENT_KEYS
 
 SCORE_GROUPS = [*COMPONENT_KEYS, "cot_reply", "direct_reply"]
@@ -37,6 +37,16 @@ def _score_estimates(rows: list[dict[str, Any]], model: str) -> list[Estimate]:
         estimate(_values(cot, "reply")),
         estimate(_values(direct, "reply")),
     ]
+
+
+def _win_rate(rows: list[dict[str, Any]], model: str) -> Estimate:
+    """The CoT win rate of a model's full paper-protocol runs (else its pairwise diagnostic), in %."""
+    mine = [r for r in rows if r["model"] == model and not r["ablate"]]
+    for mode in ("paper", "pairwise"):
+        values = _values([r for r in mine if r["mode"] == mode], "cot_wins")
+        if values:
+            return estimate(values).scaled()
+    return Estimate(None)
 
 
 def _n_range(ests: list[Estimate]) -> str | int | None:
@@ -82,7 +92,14 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
     )
     parts: list[Table | Figure] = [
         Figure("sibench-table1", "Process and reply scores", figure),
-        _estimate_table("sibench-table1", "Table 1: mean score (0–10) [95% CI], models as rows", SCORE_LABELS, scores),
+        Table(
+            "sibench-table1",
+            "Table 1: mean score (0–10) [95% CI], models as rows (human replies their own row; each row names its "
+            "language and subset when the logs hold several); CoT win rate in %",
+            ["model", *SCORE_LABELS, "n judged", "CoT win rate %"],
+            [[m, *ests, _n_range(ests), _win_rate(rows, m)] for m, ests in scores.items()],
+            decimals=2,
+        ),
     ]
     if compare_paper:
         parts.append(
@@ -100,28 +117,37 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
     return Section("Scores (RQ1)", parts)
 
 
+def _process_score(row: dict[str, Any]) -> float | None:
+    """A row's mean process score over the components the judge scored (Fig. 6 plots this per situation)."""
+    values = [v for k in COMPONENT_KEYS for v in _values([row], k)]
+    return sum(values) / len(values) if values else None
+
+
 def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Section]:
-    scored = [
-        {**r, "cot_reply_score": analysis.cot_reply_score(r)}
-        for r in rows
-        if not r["ablate"] and analysis.cot_reply_score(r) is not None
-    ]
+    full = [r for r in rows if not r["ablate"] and r["mode"] in ("paper", "cot")]
+    scored = [{**r, "cot_reply_score": analysis.cot_reply_score(r), "process_score": _process_score(r)} for r in full]
     out = []
-    for key, title, name in (
-        ("situation", "CoT reply score per situation (§4.2)", "sibench-situation"),
-        ("context_group", "CoT reply score by context group (§4.2)", "sibench-context"),
-    ):
-        groups = sorted({str(r.get(key)) for r in scored})
+    for key, measure, title, name, ylabel in (
+        ("situation", "process_score", "CoT process score per situation (Fig. 6)", "sibench-situation",
+         "process score (0–10)"),
+        ("situation", "cot_reply_score", "CoT reply score per situation (§4.2)", "sibench-situation-reply",
+         "reply score (0–10)"),
+        ("context_group", "cot_reply_score", "CoT reply score by context group (§4.2)", "sibench-context",
+         "reply score (0–10)"),
+    ):  # fmt: skip
+        have = [r for r in scored if r[measure] is not None]
+        groups = sorted({str(r.get(key)) for r in have})
         if not groups:
             continue
         series = {
             m: [
-                estimate(_values([r for r in scored if r["model"] == m and str(r.get(key)) == g], "cot_reply_score"))
+                estimate(_values([r for r in have if r["model"] == m and str(r.get(key)) == g], measure))
                 for g in groups
             ]
             for m in models
+            if any(r["model"] == m for r in have)
         }
-        figure = bars(title, groups, series, ylabel="reply score (0–10)", scale=1.0, ylim=(0, 11.8))
+        figure = bars(title, groups, series, ylabel=ylabel, scale=1.0, ylim=(0, 11.8))
         table = _estimate_table(
             name,
             f"{title}: mean [95% CI], one column per model",
@@ -133,7 +159,7 @@ def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Secti
     return out
 
 
-def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
+def _ablation_section(rows: list[dict[str, Any]], compare_paper: bool = False) -> Section | None:
     deltas = analysis.ablation_deltas(rows)
     if not deltas:
         return None
@@ -157,11 +183,12 @@ def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
     table = Table(
         "sibench-ablation",
         "Ablation deltas (Table 2), paired on dialogues: Δ [95% CI]",
-        ["model", "removed", "dialogues", "reply", "full CoT reply", "Δ", "unpaired"],
+        ["model", "removed", "compared with (full run)", "dialogues", "reply", "full CoT reply", "Δ", "unpaired"],
         [
             [
                 d["model"],
                 d["removed"],
+                d["baseline"] or "none: no full run of the same model, language, mode, subset, seed and grader",
                 d["n"],
                 d["reply"],
                 d["full_cot_reply"],
@@ -171,8 +198,21 @@ def _ablation_section(rows: list[dict[str, Any]]) -> Section | None:
             for d in deltas
         ],
         decimals=2,
+        note=" ".join(analysis.ablation_notes(deltas)),
     )
-    return Section("Ablations (§4.4)", [Figure("sibench-ablation", "Ablation deltas", figure), table])
+    parts: list[Table | Figure] = [Figure("sibench-ablation", "Ablation deltas", figure), table]
+    if compare_paper:
+        parts.append(
+            Table(
+                "sibench-paper-table2",
+                "SI-Bench Table 2: the Full CoT reply score on the 100 random ablation dialogues (the per-component "
+                "cells are not in our copy)",
+                ["model", "full CoT reply", "source"],
+                [[m, v, "SI-Bench Table 2"] for m, v in TABLE2_FULL_COT.items()],
+                decimals=2,
+            )
+        )
+    return Section("Ablations (§4.4)", parts)
 
 
 def _style_section(rows: list[dict[str, Any]]) -> Section | None:
@@ -298,7 +338,7 @@ def document(logs: list[str], compare_paper: bool = False, embedder: str = "mini
     models = sorted({r["model"] for r in rows})
     sections = [_scores_section(rows, models, compare_paper), *_group_sections(rows, models)]
     for extra in (
-        _ablation_section(rows),
+        _ablation_section(rows, compare_paper),
         _style_section(rows),
         _wins_section(rows),
         _similarity_section(logs, embedder),

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 
 from ...shared.judging import Judge
 from ...shared.statistics import bootstrap_ci
+from .parsing import same_reply
 from .prompts import COMPONENT_KEYS
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC
 
@@ -98,6 +99,8 @@ async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_lengt
             metadata={**meta, "parse_problems": state.metadata.get("parse_problems")},
         )
     analysis = state.metadata.get("analysis") or {}
+    if not analysis:  # no process to judge (e.g. human replies without one): its scores are missing, not 0
+        value |= dict.fromkeys([k for k in keys if k != "reply"], NAN)
     validate = _validator([k for k in keys if k in analysis] + ["reply"])
     keys_asked = [k for k in keys if k in analysis] + ["reply"]
     verdict, problems = await judge.ask(judge_prompt(_context(state), reply, analysis), validate, _schema(keys_asked))
@@ -432,7 +435,7 @@ def judged_ci_high() -> Metric:
 
 _WITH_CI = [judged_mean(), judged_ci_low(), judged_ci_high()]
 PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
-               "length_violation_direct")  # fmt: skip
+               "length_violation_direct", "identical_replies")  # fmt: skip
 
 
 @scorer(
@@ -491,7 +494,13 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) 
                     direct_score = 0 if meta.get("length_violation_direct") else direct_score
                 value["cot_reply"], value["direct_reply"] = float(cot_score), float(direct_score)
                 details["reply_rationales"] = {"reply_1": scores.reply_1.rationale, "reply_2": scores.reply_2.rationale}
-                if cot_score != direct_score:
+                if same_reply(cot, direct):
+                    # the same text twice: a tie by definition; a preference between identical texts (or a score
+                    # gap between them) would measure position only, so both get the mean score and the win counts half
+                    both = (cot_score + direct_score) / 2
+                    value["cot_reply"], value["direct_reply"] = float(both), float(both)
+                    value["tie"], value["cot_wins"], value["identical_replies"] = 1.0, 0.5, 1.0
+                elif cot_score != direct_score:
                     value["tie"], value["cot_wins"] = 0.0, float(cot_score > direct_score)
                 else:
                     value["tie"] = 1.0

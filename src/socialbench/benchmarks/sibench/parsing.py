@@ -101,6 +101,43 @@ def parse_answer(text: str, expected: list[str] | None = None) -> ParsedAnswer:
     return result
 
 
+PLACEHOLDERS = {"xxx", "...", "…", "……", "<reply>", "reply", "response", "回复", "回应"}
+"""Values that only echo the answer template (Tables 7-8 write every field as “xxx”)."""
+_SPEAKER = re.compile(r"(?:^|\n)\s*(?:用户|对方|User|Other)\s*[:：]")
+
+
+def _normal(text: str) -> str:
+    return "".join(text.split()).strip("“”\"'「」").lower()
+
+
+def placeholder(value: str) -> bool:
+    """Does a field value only echo the template (``xxx``, ``...``, the field's own name)?"""
+    normal = _normal(value)
+    return normal in PLACEHOLDERS or bool(re.fullmatch(r"x{2,}", normal))
+
+
+def unreadable_reply(reply: str | None, chat: str) -> str | None:
+    """Why a reply read from an answer is not a reply, or None: ``empty``, ``template`` (it echoes the template's
+    placeholder), ``copied_chat`` (it reproduces the transcript with its speaker labels, or repeats one of the
+    chat's turns of 6 or more characters word for word). Such replies are counted by cause and never judged."""
+    if reply is None or not reply.strip():
+        return "empty"
+    if placeholder(reply):
+        return "template"
+    if _SPEAKER.search(reply):
+        return "copied_chat"
+    turns = {_normal(line.split(":", 1)[-1].split("：", 1)[-1]) for line in chat.splitlines() if line.strip()}
+    normal = _normal(reply)
+    if len(normal) >= 6 and normal in turns:
+        return "copied_chat"
+    return None
+
+
+def same_reply(first: str, second: str) -> bool:
+    """Two replies that are the same text (whitespace and surrounding quotes aside)."""
+    return _normal(first) == _normal(second)
+
+
 def reply_length(reply: str) -> int:
     """Characters of a reply for the paper's "must not exceed 15 characters" (Table 7), which does not say what
     counts: we count every character except whitespace, punctuation included (a Chinese reader counts 字 and

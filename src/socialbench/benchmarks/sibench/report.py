@@ -37,7 +37,7 @@ _HEADERS = {
     "length_violation": "over 15 chars",
 }
 _PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_replies", "length_violation_cot",
-                "length_violation_direct")  # fmt: skip
+                "length_violation_direct", "identical_replies")  # fmt: skip
 
 
 def _mean_cell(rows: list[dict[str, Any]], key: str, scale: float = 1.0) -> str:
@@ -124,13 +124,26 @@ def summarize(log: EvalLog, console: Console) -> None:
         console.print(
             "Not judged: CoT answer unreadable {unparsed_cot}, direct reply unreadable {unparsed_direct}, process "
             "verdict invalid {unjudged_process}, reply verdict invalid {unjudged_replies}; over 15 characters: CoT "
-            "{length_violation_cot}, direct {length_violation_direct}.".format(**totals)
+            "{length_violation_cot}, direct {length_violation_direct}; identical CoT and direct replies (a tie, "
+            "no preference asked) {identical_replies}.".format(**totals)
         )
         wins = by_key.get("cot_wins", {})
         console.print(
             f"CoT win rate {_pct(wins.get('judged_mean'))}% [{_pct(wins.get('judged_ci_low'))}, "
             f"{_pct(wins.get('judged_ci_high'))}] (replies scored blind in one presentation; a forced "
             "preference only on ties)."
+        )
+    if log.eval.config.limit:
+        situations = len({str((sample.metadata or {}).get("situation")) for sample in log.samples or []})
+        order = (log.eval.metadata or {}).get("order", "the task's order")
+        console.print(
+            f"--limit {log.eval.config.limit}: the first dialogues of the subset in its order ({order}), i.e. "
+            + (
+                "a uniform random sample"
+                if "random" in order
+                else f"a situation-balanced sample over {situations} situations"
+            )
+            + "."
         )
     console.print(f"log: {log.location}")
 
@@ -172,21 +185,20 @@ def report(
         records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
         if not records:
             continue
-        table = Table(title=name)
-        for col in records[0]:
-            table.add_column(
-                col.replace("_", " "),
-                justify="left" if col in ("model", "group", "mode", "removed", "kind", "protocol") else "right",
-            )
-        for rec in records:
-            table.add_row(*(_cell(v) for v in rec.values()))
-        console.print(table)
-        if name == "table1":
+        if name == "table1":  # one block per prompt language and dialogue subset: never pooled across them
+            for block in dict.fromkeys(r["block"] for r in records):
+                mine = [{k: v for k, v in r.items() if k != "block"} for r in records if r["block"] == block]
+                _print_records(console, f"Table 1: {block} (rows: models; human replies their own row)", mine)
             console.print(
                 f"Paper (not your run): the human expert's replies scored {HUMAN_REFERENCE['cot_reply']} (CoT) and "
                 f"{HUMAN_REFERENCE['direct_reply']} (direct) by three graduate annotators, Krippendorff's α = "
-                f"{HUMAN_REFERENCE['alpha']} ({HUMAN_REFERENCE['source']})."
+                f"{HUMAN_REFERENCE['alpha']} ({HUMAN_REFERENCE['source']}). CoT win rate and ties in %."
             )
+            continue
+        _print_records(console, name, records)
+        if name == "ablation_deltas":
+            for note in analysis.ablation_notes(records):
+                console.print(note)
     sims = tables.get("process_reply_similarity") or []
     if any(r["english_only_embedder"] for r in sims):
         console.print(
@@ -195,7 +207,22 @@ def report(
         )
 
 
-def _cell(value: Any) -> str:
+def _print_records(console: Console, title: str, records: list[dict[str, Any]]) -> None:
+    table = Table(title=title)
+    for col in records[0]:
+        table.add_column(col.replace("_", " "), justify="left" if col in _TEXT_COLUMNS else "right")
+    for rec in records:
+        table.add_row(*(_cell(v, k) for k, v in rec.items()))
+    console.print(table)
+
+
+_TEXT_COLUMNS = ("model", "group", "mode", "removed", "kind", "protocol", "log", "baseline", "block")
+_PERCENT_COLUMNS = ("cot_win_rate", "ties")
+
+
+def _cell(value: Any, column: str = "") -> str:
+    if column in _PERCENT_COLUMNS and isinstance(value, int | float) and value == value:
+        return _pct(float(value))
     if value is None or (isinstance(value, float) and value != value):
         return "-"
     if isinstance(value, float):

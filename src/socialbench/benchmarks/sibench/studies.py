@@ -8,6 +8,7 @@ a question only when two other answers tie); scoring uses it only when the two r
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 from collections import defaultdict
@@ -49,7 +50,6 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
             cot, direct, analysis = meta.get("reply_cot"), meta.get("reply_direct"), meta.get("analysis") or {}
             if not (cot and direct):
                 continue
-            n = len(out) + 1
             cot_first = random.Random(f"{seed}:{log.eval.model}:{sample.id}").random() < 0.5
             first, second = (cot, direct) if cot_first else (direct, cot)
             steps = "".join(
@@ -64,10 +64,26 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
                 f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
                 f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
             )
-            key = {"model": log.eval.model, "dialogue": str(sample.id), "cot_first": cot_first, "log": path}
-            out.append(studies.Item(f"s{n:04d}", html, key))
+            args = log.eval.task_args
+            key = {
+                "model": log.eval.model,
+                "mode": args.get("mode", "paper"),
+                "lang": args.get("lang", "zh"),
+                "ablate": args.get("ablate") or "",
+                "subset": f"{args.get('subset', 'balanced')} {args.get('n', 312)}",
+                "dialogue": str(sample.id),
+                "cot_first": cot_first,
+                "log": path,
+            }
+            # an id that carries no order: a hash of the run and the dialogue (numbered ids in log order would tell
+            # an annotator which model's block an item is in)
+            digest = hashlib.sha256(f"{seed}:{path}:{sample.id}".encode()).hexdigest()[:10]
+            out.append(studies.Item(f"s{digest}", html, key))
             if limit and len(out) >= limit:
                 break
+        if limit and len(out) >= limit:
+            break
+    random.Random(f"order:{seed}").shuffle(out)  # the runs' items interleaved, not in blocks
     if not out:
         raise ValueError(f"{logs}: no sample with both a CoT and a direct reply (run sibench in the paper mode)")
     reply_dim = REPLY_RUBRIC.dimensions[0]
@@ -88,6 +104,15 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
     )
 
 
+def run_label(key: dict[str, Any]) -> str:
+    """The run an item came from: model, mode, language, subset and ablation (keys of studies built before these
+    fields were recorded name the model alone)."""
+    parts = [str(key["model"])] + [str(key[f]) for f in ("mode", "lang", "subset") if key.get(f)]
+    if "ablate" in key:
+        parts.append(f"without {key['ablate']}" if key["ablate"] else "full CoT")
+    return " · ".join(parts)
+
+
 def score(folder: str, console: Console, as_json: bool = False) -> None:
     record = studies.load(folder)
     keys = studies.key(folder)
@@ -95,6 +120,7 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     cells: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
     for a in studies.answers(folder):
         k = keys[a.item]
+        run = run_label(k)
         values = {q: int(v) for q, v in a.values.items() if q in (*COMPONENT_KEYS, "reply_1", "reply_2")}
         if "reply_1" in values and "reply_2" in values:
             cot, direct = (
@@ -108,11 +134,11 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             else:
                 win = float("nan")
             if win == win:
-                per_model[k["model"]]["cot_wins"].append(win)
+                per_model[run]["cot_wins"].append(win)
         for q, v in values.items():
             if q in ("reply_1", "reply_2"):
                 continue
-            per_model[k["model"]][q].append(float(v))
+            per_model[run][q].append(float(v))
             cells[a.annotator][(a.item, q)] = float(v)
     summary = {m: {q: statistics.fmean(v) for q, v in qs.items()} for m, qs in per_model.items()}
     alpha = krippendorff_alpha(cells, "interval")
@@ -121,8 +147,11 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         console.print_json(data=result)
         return
     columns = [*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins"]
-    table = Table(title=f"{record['title']}: mean human scores (0-10) per model; CoT win rate")
-    for col in ("model", *columns):
+    table = Table(
+        title=f"{record['title']}: mean human scores (0-10) per run (model · language · subset · ablation); "
+        "CoT win rate"
+    )
+    for col in ("run", *columns):
         table.add_column(col.replace("_", " "))
     for model, means in summary.items():
         table.add_row(model, *("-" if c not in means else f"{means[c]:.2f}" for c in columns))

@@ -20,10 +20,18 @@ from inspect_ai.util import JSONSchema
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
 from ...shared.outputs import output_problem
-from .dataset import balanced_sample, context_group, load_dialogues, random_sample, situation
+from .dataset import (
+    balanced_sample,
+    context_group,
+    interleaved,
+    load_dialogues,
+    random_sample,
+    shuffled,
+    situation,
+)
 from .human import HumanReply, load_human_replies
 from .judge import cot_judge, pairwise_judge, paper_judge, reply_judge
-from .parsing import parse_answer, reply_length
+from .parsing import parse_answer, placeholder, reply_length, unreadable_reply
 from .prompts import (
     CHAR_LIMIT,
     COMPONENT_KEYS,
@@ -92,15 +100,30 @@ async def _reply(
     state.metadata["structured_output"] = schema is not None
     state = await generate(state, max_tokens=max_tokens, response_schema=schema)
     parsed = parse_answer(state.output.completion, expected)
-    return parsed.fields, parsed.problems, state.output.completion
+    fields = dict(parsed.fields)
+    for key, value in parsed.fields.items():  # analysis fields that only echo the template are missing
+        if key != "response" and placeholder(value):
+            del fields[key]
+            parsed.problems.append(f"field {key} echoes the template")
+    return fields, parsed.problems, state.output.completion
 
 
-def _record(state: TaskState, suffix: str, fields: dict[str, str], problems: list[str]) -> None:
-    """The reply and what went wrong reading it; ``state.output`` is the answer it was read from."""
+def _record(state: TaskState, suffix: str, fields: dict[str, str], problems: list[str], output: bool = True) -> None:
+    """The reply and what went wrong reading it; ``state.output`` is the answer it was read from (``output``
+    False: the reply was not generated, e.g. a human's). A reply that is empty, echoes the template or copies the
+    chat is no reply: recorded by cause (`parsing.unreadable_reply`), never judged."""
     reply = fields.get("response")
-    state.metadata[f"reply{suffix}"] = reply
     state.metadata[f"parse_problems{suffix}"] = problems
-    state.metadata[f"output_problem{suffix}"] = None if reply else output_problem(state.output)
+    unreadable = unreadable_reply(reply, str(state.metadata.get("chat", ""))) if reply is not None else None
+    if unreadable:
+        problems.append(f"the reply is not a reply ({unreadable}): {reply!r}"[:200])
+        state.metadata[f"echoed_reply{suffix}"] = reply
+        reply = None
+    state.metadata[f"reply{suffix}"] = reply
+    if reply:
+        state.metadata[f"output_problem{suffix}"] = None
+    else:
+        state.metadata[f"output_problem{suffix}"] = unreadable or (output_problem(state.output) if output else "empty")
     if reply is not None:
         length = reply_length(reply)
         state.metadata[f"reply_length{suffix}"] = length
@@ -162,7 +185,7 @@ def use_human_replies(replies: dict[str, HumanReply]) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         human = replies[str(state.sample_id)]
-        _record(state, "", {"response": human.reply, **human.analysis}, [])
+        _record(state, "", {"response": human.reply, **human.analysis}, [], output=False)
         state.metadata["analysis"] = dict(human.analysis)
         state.metadata["mode"] = "human"
         state.metadata["author"] = human.author
@@ -205,7 +228,8 @@ def sibench(
         lang: prompt language, ``zh`` (our translation) or ``en`` (as printed in the paper).
         subset: ``balanced`` (situation-balanced seeded sample of ``n`` dialogues; the paper's 312), ``random``
             (seeded uniform sample of ``n``; the paper's ablation draws 100 at random, §4.4) or ``all``.
-        n: size of the balanced or random subset.
+        n: size of the balanced or random subset. Dialogues run in an order that makes any first N of them
+            (``--limit N``) a situation-balanced sample (``random``: a uniform one).
         seed: sampling seed (and the pairwise order seed).
         ablate: comma-separated CoT components to remove (RQ4): motivation, cause, emotional_attitude,
             social_intention, communicative_strategy.
@@ -218,19 +242,20 @@ def sibench(
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
     """
     dialogues = load_dialogues()
+    # the order makes any prefix (`--limit N`) a sample of the same kind: situation-balanced, or uniform
     if subset == "balanced":
-        chosen = balanced_sample(dialogues, n, seed)
+        chosen = interleaved(balanced_sample(dialogues, n, seed), seed)
     elif subset == "random":
-        chosen = random_sample(dialogues, n, seed)
+        chosen = shuffled(random_sample(dialogues, n, seed), seed)
     else:
-        chosen = dialogues
+        chosen = interleaved(dialogues, seed)
     removed = _ablation(ablate)
     if removed and mode not in ("paper", "cot"):
         raise ValueError("ablations apply to the CoT prompt: use mode=paper or mode=cot")
     scorer: Scorer
     if human_replies:
         replies = {r.dialogue: r for r in load_human_replies(human_replies)}
-        chosen = [d for d in dialogues if d.id in replies]
+        chosen = interleaved([d for d in dialogues if d.id in replies], seed)
         if mode in ("pairwise", "paper"):
             raise ValueError("human replies are judged with mode=cot or mode=direct (single-reply scoring)")
         solver = use_human_replies(replies)
@@ -254,5 +279,12 @@ def sibench(
         solver=solver,
         scorer=scorer,
         config=GenerateConfig(temperature=0.0),
-        metadata={"benchmark": "sibench", "mode": mode, "lang": lang, "ablate": list(removed), "subset": subset},
+        metadata={
+            "benchmark": "sibench",
+            "mode": mode,
+            "lang": lang,
+            "ablate": list(removed),
+            "subset": subset,
+            "order": "uniform random (seeded)" if subset == "random" else "situations interleaved (seeded)",
+        },
     )
