@@ -614,7 +614,12 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     doc = document(logs, compare_paper=True)
     tables = {t.name: t for s in doc.sections for t in s.parts if hasattr(t, "rows")}
     assert "CoT win rate %" in tables["sibench-table1"].columns
-    assert "sibench-paper-table2" in tables and "sibench-situation" in tables
+    assert "sibench-paper-table2" in tables and "process score per situation" in tables["sibench-situation"].title
+    assert "reply score per situation" in tables["sibench-situation-reply"].title  # the second, labelled figure
+    from socialbench.benchmarks.sibench.paper import TABLE1
+
+    assert TABLE1["Doubao-1.5-Pro-Character"]["cot_reply"] == 4.63 and TABLE1["Human expert"]["motivation"] == 5.68
+    assert TABLE1["Qwen-2.5-Max"]["cot_reply"] == 4.85
     assert any(str(r[0]).startswith("Human") for r in tables["sibench-table1"].rows)
 
 
