@@ -124,6 +124,26 @@ def test_reflect_asks_again_and_the_scorer_reads_the_revision(tmp_path: Path) ->
     assert sample.metadata["first_answer"] == "Answer: A"
 
 
+def test_a_reflection_that_names_no_letter_keeps_the_first_answer(tmp_path: Path) -> None:
+    """ "On reflection I keep my answer." after "Final answer: C": the answer is C (recorded), not unparsed."""
+    turns = iter(["Some reasoning.\nFinal answer: C", "On reflection I keep my answer."] * 100)
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        return ModelOutput.from_content(model="mockllm/model", content=next(turns))
+
+    (log,) = eval(
+        longsocial(items=items_of(tmp_path), workflow="reflect"),
+        model=get_model("mockllm/model", custom_outputs=respond, memoize=False),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_samples=1,
+    )
+    for sample in log.samples or []:
+        score = sample.scores["choice_letter"]  # type: ignore[index]
+        assert score.answer == "C" and score.metadata["status"] == "answered"  # type: ignore[index]
+        assert "first answer" in score.metadata["answer_from"]  # type: ignore[index]
+
+
 def test_gold_scope_shows_exactly_the_scope(tmp_path: Path) -> None:
     log = run("gold-scope", tmp_path)
     sample = (log.samples or [])[0]

@@ -9,13 +9,62 @@ from collections.abc import Sequence
 
 from inspect_ai.model import Logprob, ModelOutput, TopLogprob
 
-# Ordered from most to least explicit. Each pattern captures one letter A-D.
-_PATTERNS = [
-    re.compile(r"^[\s*_`(\[]*([A-D])[\s*_`)\].:]*$"),  # "B", "(B)", "**B**", "B."
-    re.compile(r"(?i)\b(?:final\s+)?answer\s*(?:is|:|：)?\s*(?:option\s*)?[*_`(\[]*([A-D])\b(?![a-z])"),
-    re.compile(r"(?i)\boption\s+\(?([A-D])\)?\s+is\s+(?:correct|right|best)"),
-    re.compile(r"^[\s*_`(\[]*([A-D])[)\].:][\s\S]*"),  # "B) because ...", "(B) ..."
-]
+# Where a letter is an answer, from most to least explicit. A letter is read only where it is an answer, never an
+# English word: "The answer is a bit unclear" has no answer, "A and B are both plausible" neither. Why not a library:
+# inspect's `answer()` scorer reads one fixed template ("ANSWER: X"); real outputs come in the shapes below.
+_LONE = re.compile(r"^[\s*_`(\[]*([A-Da-d])[\s*_`)\].:]*$")  # the whole answer: "B", "(b)", "**B**", "B."
+_STATED = re.compile(
+    r"(?i)\b(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|my\s+choice|i\s+(?:choose|pick|select))"
+    r"[*_`]*\s*(?:is|would\s+be)?\s*[:：=\-]?[*_`]*\s*(?:option\s*|choice\s*|letter\s*)?[*_`(\[]*"
+    r"(?P<letter>[A-Da-d])(?![A-Za-z0-9'])(?P<close>[*_`)\]]*)(?P<rest>[^\n]*)"
+)
+_OPTION_IS = re.compile(r"\boption\s+\(?([A-D])\)?\s+is\s+(?:the\s+)?(?:correct|right|best)", re.I)
+_LINE = re.compile(r"(?m)^[ \t*_`(\[]*([A-D])[ \t*_`)\].:]*$")  # a line that is only a capital letter
+_PAREN = re.compile(r"\(([A-D])\)")
+_LEADING = re.compile(r"^[\s*_`(\[]*([A-D])[)\].:](?:\s|$)")  # "B) because ...", "(B) ...", "C. The ..."
+_SECOND = re.compile(r"^\s*(?:or|and|/|,|&)\s*(?:option\s*)?[*_`(\[]*[A-Da-d](?![A-Za-z0-9])", re.I)
+
+
+def _stated(text: str, letters: Sequence[str]) -> list[str]:
+    """Letters named by answer statements ("Answer: C", "the final answer is **D**"), in order. A lower-case
+    letter counts only when nothing but punctuation follows it ("answer: c", not "answer is a bit"); a statement
+    naming two letters ("Answer: A or B") names none."""
+    found = []
+    for m in _STATED.finditer(text):
+        letter, rest = m["letter"], m["rest"]
+        if _SECOND.match(rest):
+            continue
+        if letter.islower() and not re.match(r"^\s*(?:[.,;:!?]\s*)?$|^[.,;:!?]\s", rest):
+            continue
+        if letter.upper() in letters:
+            found.append(letter.upper())
+    return found
+
+
+def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> str | None:
+    """The answer letter, or None when the text does not state one unambiguously: a whole answer that is one
+    letter, answer statements (the last one wins: models restate after reasoning), "option X is correct", a line
+    that is only a capital letter (the last one), one parenthesised capital "(X)", or a capital "X." / "X)" that
+    opens the answer. Shared by every benchmark that reads letters."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if (lone := _LONE.match(stripped)) and lone.group(1).upper() in letters:
+        return lone.group(1).upper()
+    if stated := _stated(stripped, letters):
+        return stated[-1]
+    if option := [m.upper() for m in _OPTION_IS.findall(stripped) if m.upper() in letters]:
+        return option[-1]
+    if line := [m for m in _LINE.findall(stripped) if m in letters]:
+        return line[-1]
+    parens = {m for m in _PAREN.findall(stripped) if m in letters}
+    if len(parens) == 1:
+        return parens.pop()
+    if len(parens) > 1:  # "(A) and (B) both fit"
+        return None
+    if (leading := _LEADING.match(stripped)) and leading.group(1) in letters:
+        return leading.group(1)
+    return None
 
 
 def shuffle_options(options: Sequence[str], gold: int, key: str, seed: int | None) -> tuple[list[str], int, list[int]]:
@@ -25,20 +74,6 @@ def shuffle_options(options: Sequence[str], gold: int, key: str, seed: int | Non
     if seed is not None:
         random.Random(f"{seed}:{key}").shuffle(order)
     return [options[i] for i in order], order.index(gold), order
-
-
-def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> str | None:
-    """The answer letter, or None when the text does not state one unambiguously."""
-    stripped = text.strip()
-    if not stripped:
-        return None
-    for i, pattern in enumerate(_PATTERNS):
-        # for "answer is X" the last statement wins (models often restate after reasoning)
-        matches = pattern.findall(stripped) if i == 1 else [m.group(1) for m in [pattern.match(stripped)] if m]
-        found = [m.upper() for m in matches if m.upper() in letters]
-        if found:
-            return found[-1]
-    return None
 
 
 def letter_from_logprobs(output: ModelOutput, letters: Sequence[str] = ("A", "B", "C", "D")) -> str | None:

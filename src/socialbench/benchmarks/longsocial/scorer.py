@@ -96,13 +96,18 @@ def choice_letter() -> Scorer:
             letter = letter_from_logprobs(state.output)
         else:
             letter = extract_letter(state.output.completion)
+        kept: dict[str, str] = {}
+        if letter is None and state.metadata.get("first_answer"):  # Reflect: no new letter, the first one stands
+            letter = extract_letter(str(state.metadata["first_answer"]))
+            if letter:
+                kept = {"answer_from": "the first answer (the reflection stated no new letter)"}
         status = ANSWERED if letter else UNPARSED
         problem = {} if letter else {"output_problem": output_problem(state.output)}
         return Score(
             value=1 if letter == target.text else 0,
             answer=letter,
             explanation=state.output.completion[:500],
-            metadata={**_meta(state), "status": status, **problem},
+            metadata={**_meta(state), "status": status, **problem, **kept},
         )
 
     return score
