@@ -252,3 +252,81 @@ def test_evidence_recall_over_some_items_is_cached_on_disk(tmp_path: Path, monke
     monkeypatch.setattr(workflows.Retrieval, "retrieved", no_retrieval)
     monkeypatch.setattr(workflows.StructureAware, "retrieved", no_retrieval)
     assert evidence_recall(only=only) == first
+
+
+@pytest.mark.parametrize(
+    ("output", "ids", "source"),
+    [
+        (" c1, c3\nBecause c0 is a reply to c2.", ["c1", "c3"], "first line"),
+        ("Let me think: c0 starts it.\nRelevant: c4, c9", ["c4", "c9"], "Relevant: line"),
+        ("**Relevant:** c5\n(c0 is the root)", ["c5"], "Relevant: line"),
+        ("The posts that matter are below.\nI think c5 and c6 matter.", ["c5", "c6"], "whole output"),
+        ("none of them", [], "whole output"),
+    ],
+)
+def test_the_llm_retriever_reads_the_requested_line(output: str, ids: list[str], source: str) -> None:
+    from socialbench.benchmarks.longsocial.workflows import relevant_ids
+
+    got, how = relevant_ids(output)
+    assert got == ids and source in how
+
+
+def _scripted(answer: str, retriever: str = "none of them", verdict: str = "not json") -> Any:
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = input[-1].text
+        if text.rstrip().endswith("Relevant:"):
+            return ModelOutput.from_content(model="mockllm/model", content=retriever)
+        if '"correct": true|false' in text:
+            return ModelOutput.from_content(model="mockllm/model", content=verdict)
+        return ModelOutput.from_content(model="mockllm/model", content=answer)
+
+    return get_model("mockllm/model", custom_outputs=respond, memoize=False)
+
+
+def test_a_retriever_that_names_no_post_is_counted_as_full(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from socialbench.benchmarks.longsocial.report import summarize
+
+    (log,) = eval(
+        longsocial(items=items_of(tmp_path), workflow="llm-retriever"),
+        model=_scripted("Answer: A"),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    metrics = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}  # type: ignore[union-attr]
+    assert metrics["fallbacks"] == 2 == metrics["asked_items"]
+    out = io.StringIO()
+    summarize(log, Console(file=out, width=200))
+    assert "Fell back to the full discussion on 2 of 2" in out.getvalue() and "was Full" in out.getvalue()
+
+
+def test_unjudged_open_answers_are_counted_and_left_out_of_accuracy(tmp_path: Path) -> None:
+    (log,) = eval(
+        longsocial(items=items_of(tmp_path, n=3), workflow="open-answer"),
+        model=_scripted("The OP concedes."),
+        model_roles={"grader": _scripted("", verdict="still not json")},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    metrics = {k: v.value for s in log.results.scores for k, v in s.metrics.items()}  # type: ignore[union-attr]
+    assert metrics["unjudged"] == 3 and metrics["unparsed"] == 0
+    assert metrics["accuracy"] != metrics["accuracy"]  # nothing judged: no accuracy, not 0%
+
+
+def test_the_open_answer_drop_is_paired_on_items_judged_in_both() -> None:
+    from socialbench.benchmarks.longsocial.report import Run, open_vs_choice
+
+    def rows(values: dict[str, tuple[float, str]]) -> list[dict[str, Any]]:
+        return [{"item": i, "correct": c, "status": s} for i, (c, s) in values.items()]
+
+    full = Run("f", "m", "full", "Full-context", False, None, rows({"a": (1, "answered"), "b": (1, "answered"),
+                                                                    "c": (0, "answered")}))  # fmt: skip
+    opened = Run("o", "m", "open-answer", "Format probe", True, None, rows({"a": (0, "answered"),
+                                                                            "b": (0, "unjudged"),
+                                                                            "c": (0, "answered")}))  # fmt: skip
+    (row,) = open_vs_choice([full, opened])["models"]
+    assert row["items"] == 2  # b was not judged: out of both sides
+    assert row["full"] == 0.5 and row["open"] == 0.0 and row["drop"] == 0.5

@@ -53,11 +53,11 @@ def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> 
         return lone.group(1).upper()
     if stated := _stated(stripped, letters):
         return stated[-1]
-    if option := [m.upper() for m in _OPTION_IS.findall(stripped) if m.upper() in letters]:
+    if option := [str(m).upper() for m in _OPTION_IS.findall(stripped) if str(m).upper() in letters]:
         return option[-1]
-    if line := [m for m in _LINE.findall(stripped) if m in letters]:
+    if line := [str(m) for m in _LINE.findall(stripped) if m in letters]:
         return line[-1]
-    parens = {m for m in _PAREN.findall(stripped) if m in letters}
+    parens = {str(m) for m in _PAREN.findall(stripped) if m in letters}
     if len(parens) == 1:
         return parens.pop()
     if len(parens) > 1:  # "(A) and (B) both fit"

@@ -26,8 +26,13 @@ def asked(scores: list[SampleScore]) -> list[SampleScore]:
     return [s for s in scores if status(s) != OVERLENGTH]
 
 
+UNJUDGED = "unjudged"
+
+
 def correct(scores: list[SampleScore]) -> list[float]:
-    return [float(s.score.as_float()) for s in asked(scores)]
+    """Scores of the asked samples, less those a grader could not judge (status ``unjudged``: counted apart, not
+    scored wrong -- the failure is the judge's, not the model's)."""
+    return [float(s.score.as_float()) for s in asked(scores) if status(s) != UNJUDGED]
 
 
 @metric

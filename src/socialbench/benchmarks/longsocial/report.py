@@ -29,7 +29,7 @@ from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES
-from .scorer import UNPARSED
+from .scorer import UNJUDGED, UNPARSED
 from .workflows import WORKFLOWS
 
 PAPER_PLATFORMS = {"hn": "Hacker News", "stackexchange": "Stack Exchange", "reddit_cmv": "r/ChangeMyView"}
@@ -52,6 +52,7 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
                 "episode": meta.get("episode_id"),
                 "status": meta.get("status"),
                 "output_problem": meta.get("output_problem"),
+                "fallback": bool(meta.get("fallback")),
                 "correct": float(score.as_float()),
             }
         )
@@ -61,7 +62,7 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
 def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Items, asked, accuracy with its bootstrap 95% CI (None when nothing was asked), unparsed, over-length."""
     asked = [r for r in rows if r["status"] != OVERLENGTH]
-    values = [r["correct"] for r in asked]
+    values = [r["correct"] for r in asked if r["status"] != UNJUDGED]  # a judge's failure is not the model's
     low, high = bootstrap_ci(values) if values else (None, None)
     return {
         "items": len(rows),
@@ -69,6 +70,8 @@ def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "accuracy": statistics.fmean(values) if values else None,
         "ci95": None if low is None else [low, high],
         "unparsed": sum(1 for r in asked if r["status"] == UNPARSED),
+        "unjudged": sum(1 for r in asked if r["status"] == UNJUDGED),
+        "fallbacks": sum(1 for r in asked if r.get("fallback")),
         "overlength": len(rows) - len(asked),
     }
 
@@ -129,6 +132,22 @@ def summarize(log: EvalLog, console: Console) -> None:
     table, rows = summary_table(log)
     console.print(table)
     console.print(f"C-mac (mean over C1-C6): {c_mac_text(rows)}")
+    whole = group_line(rows)
+    if whole["unjudged"]:
+        console.print(
+            f"Unjudged: the grader gave no valid verdict on {whole['unjudged']} of {whole['asked']} asked items; "
+            "they are left out of the accuracy (n judged = asked - unjudged), not scored wrong."
+        )
+    if whole["fallbacks"]:
+        most = (
+            " On most items this setting was Full, not the setting named."
+            if 2 * whole["fallbacks"] > whole["asked"]
+            else ""
+        )
+        console.print(
+            f"Fell back to the full discussion on {whole['fallbacks']} of {whole['asked']} asked items (the model "
+            f"named no valid post id).{most}"
+        )
     if problems := describe(r["output_problem"] for r in rows):
         console.print(f"Unparsed, by cause: {problems} (each scored wrong).")
     if log.status != "success":
@@ -180,8 +199,8 @@ def load_runs(logs: list[str]) -> list[Run]:
 
 def _paired(a: Run, b: Run) -> dict[str, Any]:
     """Mean of per-item differences a - b over items asked in both, with a bootstrap 95% CI."""
-    left = {r["item"]: r["correct"] for r in a.rows if r["status"] != OVERLENGTH}
-    right = {r["item"]: r["correct"] for r in b.rows if r["status"] != OVERLENGTH}
+    left = {r["item"]: r["correct"] for r in a.rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
+    right = {r["item"]: r["correct"] for r in b.rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
     diffs = [left[i] - right[i] for i in left.keys() & right.keys()]
     if not diffs:
         return {"n": 0, "delta": None, "ci95": None}
@@ -299,15 +318,34 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
 
 
 def open_vs_choice(runs: list[Run]) -> dict[str, Any]:
-    """Table 4: open-answer accuracy against multiple choice (Full) per model, and the rank correlation of the
-    two across models (needs three or more models)."""
-    full = {r.model: r.line["accuracy"] for r in runs if r.workflow == "full"}
-    opened = {r.model: r.line["accuracy"] for r in runs if r.workflow == "open-answer"}
-    models = [m for m in opened if full.get(m) is not None and opened[m] is not None]
-    rows = [{"model": m, "full": full[m], "open": opened[m], "drop": full[m] - opened[m]} for m in models]
+    """Table 4: open-answer accuracy against multiple choice (Full) per model, paired on the items asked and
+    judged in both (the drop is the mean per-item difference, with a bootstrap 95% CI), and the rank correlation
+    of the two accuracies across models (needs three or more models)."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    opened = {r.model: r for r in runs if r.workflow == "open-answer"}
+    rows = []
+    for model in opened:
+        if model not in full:
+            continue
+        judged = {r["item"] for r in opened[model].rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
+        asked = {r["item"] for r in full[model].rows if r["status"] != OVERLENGTH}
+        both = judged & asked
+        if not both:
+            continue
+        paired = _paired(full[model], opened[model])
+        rows.append(
+            {
+                "model": model,
+                "items": len(both),
+                "full": statistics.fmean(r["correct"] for r in full[model].rows if r["item"] in both),
+                "open": statistics.fmean(r["correct"] for r in opened[model].rows if r["item"] in both),
+                "drop": paired["delta"],
+                "ci95": paired["ci95"],
+            }
+        )
     rho = None
-    if len(models) >= 3:
-        value = spearmanr([full[m] for m in models], [opened[m] for m in models])[0]
+    if len(rows) >= 3:
+        value = spearmanr([r["full"] for r in rows], [r["open"] for r in rows])[0]
         rho = None if math.isnan(value) else float(value)
     return {"models": rows, "spearman_rho": rho}
 
@@ -427,6 +465,10 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         ovc = data["open_vs_choice"]
         console.print(
             "Open answer vs multiple choice (Table 4): "
-            + "; ".join(f"{r['model']}: Full {_pct(r['full'])} vs open {_pct(r['open'])}" for r in ovc["models"])
+            + "; ".join(
+                f"{r['model']}: Full {_pct(r['full'])} vs open {_pct(r['open'])} on the same {r['items']} items, "
+                f"drop {_delta({'delta': r['drop'], 'ci95': r['ci95']})} points"
+                for r in ovc["models"]
+            )
             + (f"; Spearman rho across models {ovc['spearman_rho']:+.2f}" if ovc["spearman_rho"] is not None else "")
         )

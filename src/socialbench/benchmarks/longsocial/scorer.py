@@ -56,6 +56,27 @@ def unparsed() -> Metric:
     return compute
 
 
+@metric
+def unjudged() -> Metric:
+    """Number of asked items the grader gave no valid verdict on (open answer): out of accuracy, counted here."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in asked(scores) if (s.score.metadata or {}).get("status") == UNJUDGED)
+
+    return compute
+
+
+@metric
+def fallbacks() -> Metric:
+    """Number of asked items on which the setting fell back to the full discussion (an LLM retriever that named no
+    valid post): on those items the setting was Full, whatever its name."""
+
+    def compute(scores: list[SampleScore]) -> int:
+        return sum(1 for s in asked(scores) if (s.score.metadata or {}).get("fallback"))
+
+    return compute
+
+
 METRICS = [
     accuracy(),
     ci95_low(),
@@ -65,13 +86,18 @@ METRICS = [
     grouped(accuracy(), "platform", all=False),
     asked_items(),
     unparsed(),
+    unjudged(),
+    fallbacks(),
     *OUTPUT_METRICS,
     overlength(),
 ]
 
 
 def _meta(state: TaskState) -> dict[str, object]:
-    return {k: state.metadata.get(k) for k in ("capability", "platform", "episode_id", "item_id")}
+    fallback = (state.metadata.get("selection") or {}).get("fallback")
+    return {k: state.metadata.get(k) for k in ("capability", "platform", "episode_id", "item_id")} | (
+        {"fallback": fallback} if fallback else {}
+    )
 
 
 def _skipped(state: TaskState) -> Score:

@@ -211,6 +211,23 @@ class AnchorRAG(Retrieval):
         return {"notes": output.completion.strip()}
 
 
+_IDS = re.compile(r"\bc\d+\b")
+_RELEVANT = re.compile(r"^[\s*_`#>-]*relevant[\s*_`]*:(.*)$", re.I | re.M)
+
+
+def relevant_ids(output: str) -> tuple[list[str], str]:
+    """The post ids an LLM retriever named, and where they were read: the requested ``Relevant:`` line (the last
+    one), else the answer's first line (it continues the prompt's ``Relevant:``), else -- recorded -- every id in
+    the output. "a reply to c0" in an explanation is not a selection of c0."""
+    lines = _RELEVANT.findall(output)
+    if lines:
+        return _IDS.findall(lines[-1]), "the Relevant: line"
+    first = next((line for line in output.splitlines() if line.strip()), "")
+    if _IDS.search(first):
+        return _IDS.findall(first), "the first line (continuing the prompt's Relevant:)"
+    return _IDS.findall(output), "the whole output (no Relevant: line)"
+
+
 class LLMRetriever(Workflow):
     """The model names the relevant posts (over the whole episode, or chunk by chunk when it does not fit), then
     answers over its selection. The chosen ids are recorded."""
@@ -253,18 +270,25 @@ class LLMRetriever(Workflow):
         by_short = {short: node_id for node_id, short in short_ids(thread).items()}
         chosen: list[str] = []
         replies = []
+        read_from: list[str] = []
         parts = await self.chunks(thread, question, env)
         for part in parts:
             text = prompts.retriever_prompt(render_thread(thread, nodes=part), question.stem, question.options, self.k)
             output = await env.model.generate(text, config=GenerateConfig(max_tokens=160))
             replies.append(output.completion)
             shown = {n.id for n in part}
-            for short in re.findall(r"\bc\d+\b", output.completion):
+            named, how = relevant_ids(output.completion)
+            read_from.append(how)
+            for short in named:
                 node_id = by_short.get(short)
                 if node_id is not None and node_id in shown and node_id not in chosen:
                     chosen.append(node_id)
         chosen = chosen[: self.k * max(1, len(parts))]
-        info: dict[str, Any] = {"chosen": [short_ids(thread)[i] for i in chosen], "chunks": len(parts)}
+        info: dict[str, Any] = {
+            "chosen": [short_ids(thread)[i] for i in chosen],
+            "chunks": len(parts),
+            "ids_read_from": read_from,
+        }
         if not chosen:  # nothing usable named: answer over the whole discussion, and say so
             info["fallback"] = "no valid post id named; answered over the full discussion"
             info["retriever_output"] = [r[:300] for r in replies]
