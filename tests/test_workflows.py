@@ -330,3 +330,16 @@ def test_the_open_answer_drop_is_paired_on_items_judged_in_both() -> None:
     (row,) = open_vs_choice([full, opened])["models"]
     assert row["items"] == 2  # b was not judged: out of both sides
     assert row["full"] == 0.5 and row["open"] == 0.0 and row["drop"] == 0.5
+
+
+def test_rag_notes_are_budgeted_per_region_and_cite_only_retrieved_posts(tmp_path: Path) -> None:
+    from socialbench.benchmarks.longsocial.workflows import cited_only
+
+    flow = WORKFLOWS["rag-bm25-k20-a2"]
+    assert flow.notes_budget(10) == 96 * 2 * 10 + 64  # was 96 * anchors + 64 for all regions together
+    notes, dropped = cited_only("Region 1: [c146] reply to c144; c3 agrees with c1.", {"c1", "c3"})
+    assert dropped == ["c146", "c144"] and "c146" not in notes and "c3 agrees with c1" in notes
+    log = run("rag-bm25-k20-a1", tmp_path)
+    for sample in log.samples or []:
+        context = sample.metadata["workflow_context"]
+        assert context["notes_budget"] == 96 * context["regions"] + 64 and context["dropped_citations"] == []

@@ -179,6 +179,23 @@ def regions(thread: Thread, nodes: Sequence[Node]) -> list[tuple[str, list[Node]
     return [(f"Region {n}", members) for n, members in enumerate(groups.values(), 1)]
 
 
+_CITED = re.compile(r"\[?\b(c\d+)\b\]?")
+
+
+def cited_only(notes: str, shown: set[str]) -> tuple[str, list[str]]:
+    """Notes with the citations of posts that were not retrieved replaced (a model may cite ids that do not exist,
+    e.g. "[c146] reply to c144"), and the ids dropped, in order: nothing the answer prompt shows points elsewhere."""
+    dropped: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        if match.group(1) in shown:
+            return match.group(0)
+        dropped.append(match.group(1))
+        return "[post not retrieved]"
+
+    return _CITED.sub(keep, notes), dropped
+
+
 class AnchorRAG(Retrieval):
     """Retrieval, then brief model-written anchor notes on what each retrieved region contributes, then the answer
     over the notes and the retrieved posts."""
@@ -199,16 +216,23 @@ class AnchorRAG(Retrieval):
     def params(self) -> dict[str, Any]:
         return {**super().params, "anchors": self.anchors, "region": "branch (root-reply subtree)"}
 
+    NOTE_TOKENS = 96
+    """The budget of one note of one region (docs/longsocial.md); the call gets it per note per region, + 64."""
+
+    def notes_budget(self, regions_count: int) -> int:
+        return self.NOTE_TOKENS * self.anchors * max(1, regions_count) + 64
+
     async def annotate(self, thread: Thread, nodes: Sequence[Node], question: Question, env: Env) -> dict[str, Any]:
         ids = short_ids(thread)
-        listing = "\n".join(
-            f"{name}: {', '.join(ids[n.id] for n in members)}" for name, members in regions(thread, nodes)
-        )
+        parts = regions(thread, nodes)
+        listing = "\n".join(f"{name}: {', '.join(ids[n.id] for n in members)}" for name, members in parts)
         text = prompts.anchor_notes_prompt(
             render_thread(thread, nodes=list(nodes)), listing, question.stem, question.options, self.anchors
         )
-        output = await env.model.generate(text, config=GenerateConfig(max_tokens=96 * self.anchors + 64))
-        return {"notes": output.completion.strip()}
+        budget = self.notes_budget(len(parts))
+        output = await env.model.generate(text, config=GenerateConfig(max_tokens=budget))
+        notes, dropped = cited_only(output.completion.strip(), {ids[n.id] for n in nodes})
+        return {"notes": notes, "notes_budget": budget, "regions": len(parts), "dropped_citations": dropped}
 
 
 _IDS = re.compile(r"\bc\d+\b")
