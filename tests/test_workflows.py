@@ -160,7 +160,7 @@ def test_probes_hide_what_they_should(tmp_path: Path) -> None:
     shuffled = prompt_of(run("shuffled", tmp_path))
     assert "reply to" not in shuffled and "depth" not in shuffled.split("Question:")[0].split("\n", 3)[-1]
     ids = re.findall(r"^\[(c\d+)\]", shuffled, flags=re.M)
-    assert sorted(ids) != ids and sorted(ids, key=lambda x: int(x[1:])) != ids  # not in thread order
+    assert ids == [f"c{n}" for n in range(len(ids))]  # renumbered in the shown order: ids carry no thread order
     assert len(re.findall(r"^\[c\d+\]", prompt_of(run("title-only", tmp_path)), flags=re.M)) == 1
 
 
@@ -343,3 +343,24 @@ def test_rag_notes_are_budgeted_per_region_and_cite_only_retrieved_posts(tmp_pat
     for sample in log.samples or []:
         context = sample.metadata["workflow_context"]
         assert context["notes_budget"] == 96 * context["regions"] + 64 and context["dropped_citations"] == []
+
+
+def test_the_shuffled_probe_renumbers_ids_and_the_stem_follows(tmp_path: Path) -> None:
+    """Ids numbered in thread order would let a model sort the shuffle back: the shown ids are renumbered, and a
+    stem naming a post names the same post under its new id."""
+    log = run("shuffled", tmp_path)
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    original = {short: thread.node(node_id) for node_id, short in short_ids(thread).items()}
+    for n, sample in enumerate(log.samples or []):
+        prompt = prompt_of(log, n)
+        discussion, question = prompt.split("Question:", 1)
+        blocks = dict(re.findall(r"^\[(c\d+)\] \| [^\n]*\n(.*?)(?=\n\n\[c\d+\]|\Z)", discussion, flags=re.M | re.S))
+        old_ids = re.findall(r"\bc\d+\b", sample.metadata["stem"])
+        new_ids = re.findall(r"\bc\d+\b", question.split("\n", 1)[0])
+        assert len(old_ids) == len(new_ids) > 0
+        order = [i for i in re.findall(r"^\[(c\d+)\]", discussion, flags=re.M)]
+        shown_texts = [blocks[i].strip()[:40] for i in order]
+        thread_texts = [n.text.strip()[:40] for n in thread.traverse("thread")]
+        assert shown_texts != thread_texts  # the order is shuffled
+        for old, new in zip(old_ids, new_ids, strict=True):
+            assert blocks[new].strip()[:40] == original[old].text.strip()[:40]  # the same post, renamed

@@ -487,14 +487,23 @@ class Shuffled(Probe):
         ids = short_ids(thread)
         order = list(nodes)
         random.Random(f"{question.metadata.get('item_id')}").shuffle(order)
+        # ids are numbered in thread order, so sorting by them would undo the shuffle: the shown ids are renumbered
+        # in the shuffled order, and the stem and options get the same renumbering
+        renumber = {ids[node.id]: f"c{n}" for n, node in enumerate(order)}
+
+        def renumbered(text: str) -> str:
+            return re.sub(r"\bc\d+\b", lambda m: renumber.get(m.group(0), m.group(0)), text)
+
         blocks = []
         for node in order:
             head = render_node(thread, node, ids).split("\n", 1)
-            bare = f"[{ids[node.id]}] | {node.author or '[deleted]'}"
-            blocks.append(f"{bare}\n{head[1] if len(head) > 1 else ''}")
+            bare = f"[{renumber[ids[node.id]]}] | {node.author or '[deleted]'}"
+            blocks.append(f"{bare}\n{renumbered(head[1]) if len(head) > 1 else ''}")
         title = f"Title: {thread.title}\n" if thread.title else ""
         discussion = f"DISCUSSION {thread.id}\n{title}{len(order)} posts, in random order.\n\n" + "\n\n".join(blocks)
-        return prompts.choice_prompt(self.intro, discussion + "\n", question.stem, question.options)
+        return prompts.choice_prompt(
+            self.intro, discussion + "\n", renumbered(question.stem), [renumbered(o) for o in question.options]
+        )
 
 
 class OpenAnswer(Workflow):
