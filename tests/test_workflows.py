@@ -364,3 +364,14 @@ def test_the_shuffled_probe_renumbers_ids_and_the_stem_follows(tmp_path: Path) -
         assert shown_texts != thread_texts  # the order is shuffled
         for old, new in zip(old_ids, new_ids, strict=True):
             assert blocks[new].strip()[:40] == original[old].text.strip()[:40]  # the same post, renamed
+
+
+def test_struct_neighbors_has_a_budget() -> None:
+    episodes = load_episodes(sample_pack() / "episodes.jsonl")
+    flow = WORKFLOWS["struct-neighbors"]
+    items = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    biggest = max(items, key=lambda it: len(episodes[it["episode_id"]].nodes))
+    thread = episodes[biggest["episode_id"]]
+    ids, info = flow.expand(thread, biggest["stem"])  # type: ignore[attr-defined]
+    assert len(ids) <= flow.budget + 1 < len(thread.nodes)  # type: ignore[attr-defined]
+    assert info["neighbours_left_out"] > 0 and flow.params["budget_posts"] == 50
