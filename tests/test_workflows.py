@@ -17,7 +17,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from socialbench.benchmarks.longsocial.recall import evidence_recall
 from socialbench.benchmarks.longsocial.report import analyses
 from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack
-from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, scope_nodes
+from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, scope_nodes, stem_posts
 from socialbench.conversations.render import short_ids
 from socialbench.shared import retrieval
 
@@ -145,11 +145,54 @@ def test_a_reflection_that_names_no_letter_keeps_the_first_answer(tmp_path: Path
 
 
 def test_gold_scope_shows_exactly_the_scope(tmp_path: Path) -> None:
+    """The scope, the posts its set replies to, and the posts the stem names: nothing else."""
     log = run("gold-scope", tmp_path)
     sample = (log.samples or [])[0]
     thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
-    expected = {short_ids(thread)[i] for i in scope_nodes(thread, sample.metadata["scope"])}
+    scope = set(scope_nodes(thread, sample.metadata["scope"]))
+    parents = {p.id for i in scope if (p := thread.parent(i)) is not None}
+    expected = {short_ids(thread)[i] for i in scope | parents | set(stem_posts(thread, sample.metadata["stem"]))}
     assert set(re.findall(r"^\[(c\d+)\]", prompt_of(log), flags=re.M)) == expected and expected
+
+
+@pytest.mark.parametrize(
+    ("item_id", "must_show"),
+    [
+        ("se618-C1-01", {"c55", "c56", "c57", "c58"}),  # "Read c58 in light of ... (c55-c57)"
+        ("hn18475438-C3-01", {"c26"}),  # "the direct replies to c26"
+    ],
+)
+def test_gold_scope_shows_what_the_stem_is_about(item_id: str, must_show: set[str], tmp_path: Path) -> None:
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps(next(r for r in rows if r["id"] == item_id)))
+    (log,) = eval(
+        longsocial(items=str(path), workflow="gold-scope"),
+        model=recording_model(),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    shown = set(re.findall(r"^\[(c\d+)\]", prompt_of(log), flags=re.M))
+    assert must_show <= shown
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[next(r for r in rows if r["id"] == item_id)["episode_id"]]
+    assert len(shown) < len(thread.nodes)  # never the full discussion
+
+
+def test_an_item_without_a_scope_is_an_error_for_gold_scope_or_skipped_and_counted(tmp_path: Path) -> None:
+    from socialbench.core.errors import InputError
+
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    bare = {**rows[0], "id": "bare-item", "scope": None, "evidence": [], "stem": "Which description fits?"}
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [rows[0], bare]))
+    with pytest.raises(InputError, match=r"bare-item.*neither a scope nor evidence"):
+        longsocial(items=str(path), workflow="gold-scope")
+    task = longsocial(items=str(path), workflow="gold-scope", missing_scope="skip")
+    assert [s.metadata["item_id"] for s in task.dataset] == [rows[0]["id"]]  # type: ignore[index]
+    assert (task.metadata or {})["skipped_without_scope"] == ["bare-item"]
+    assert len(list(longsocial(items=str(path), workflow="full").dataset)) == 2  # other settings need no scope
+    with pytest.raises(ValueError, match="unknown capabilities C9"):
+        longsocial(capabilities="C9")
 
 
 def test_probes_hide_what_they_should(tmp_path: Path) -> None:

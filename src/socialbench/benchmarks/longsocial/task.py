@@ -23,9 +23,9 @@ from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
-from .items import LETTERS, Item, check_items, load_items
+from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
 from .scorer import ANSWER_MODE, choice_letter, open_answer_judge
-from .workflows import Env, Question, Workflow, get_workflow
+from .workflows import Env, Question, ScopeError, Workflow, get_workflow, gold_scope_posts
 
 AnswerMode = Literal["auto", "generate", "logprobs"]
 Overlength = Literal["skip", "truncate"]
@@ -223,6 +223,7 @@ def longsocial(
     max_context: int | None = None,
     max_tokens: int | None = None,
     embedder: str = "minilm",
+    missing_scope: Literal["error", "skip"] = "error",
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -241,6 +242,8 @@ def longsocial(
             letter, 1024 for reasoning settings).
         embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
             offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.
+        missing_scope: gold-scope settings: an item whose scope cannot be built (no scope, no evidence) is an
+            ``error`` (default), or ``skip`` it (counted in the log); it is never shown the full discussion.
     """
     flow = get_workflow(workflow)
     if answer_mode == "logprobs" and flow.reasoning:
@@ -248,8 +251,29 @@ def longsocial(
     embedder_name = load_embedder(embedder).name if "embedder" in flow.needs else None
     items_path, episodes_path, threads, loaded = load_pack(items, episodes)
     if capabilities:
-        wanted = {c.strip().upper() for c in capabilities.split(",")}
+        wanted = {c.strip().upper() for c in capabilities.split(",") if c.strip()}
+        if unknown := sorted(wanted - set(CAPABILITIES)):
+            raise ValueError(f"unknown capabilities {', '.join(unknown)}; choose from {', '.join(CAPABILITIES)}")
         loaded = [i for i in loaded if i.capability in wanted]
+    without_scope: list[str] = []
+    if "gold-scope" in flow.needs:
+        for item in list(loaded):
+            try:
+                gold_scope_posts(
+                    threads[item.episode_id],
+                    item.stem,
+                    item.scope.model_dump() if item.scope else None,
+                    item.evidence,
+                )
+            except ScopeError as exc:
+                if missing_scope == "error":
+                    raise InputError(
+                        items_path,
+                        f"{exc} (setting {workflow}; -T missing_scope=skip skips such items)",
+                        record=item.id,
+                    ) from None
+                without_scope.append(item.id)
+                loaded.remove(item)
     # Items of one episode run back to back so the episode prefix is computed once (KV / prompt caches).
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
@@ -274,6 +298,7 @@ def longsocial(
             "workflow_needs": sorted(flow.needs),
             "diagnostic": flow.diagnostic,
             "embedder": embedder_name,
+            "skipped_without_scope": without_scope,
             "answer_mode": answer_mode,
             "seed": seed,
             "items": str(items_path),

@@ -436,18 +436,62 @@ class GoldScope(Workflow):
         return {"posts": "scope + evidence" if self.evidence else "scope"}
 
     async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
-        by_short = {short: node_id for node_id, short in short_ids(thread).items()}
-        keep = set(scope_nodes(thread, question.metadata.get("scope")))
-        evidence = {by_short[e] for e in question.metadata.get("evidence") or []}
-        info: dict[str, Any] = {}
-        if self.evidence or not keep:
-            if not keep:
-                info["note"] = "the item has no scope: its evidence posts stand in"
-            keep |= evidence
-        if not keep:
-            info["note"] = "the item has neither scope nor evidence: full discussion"
-            return Selection(list(thread.traverse("thread")), info)
+        keep, info = gold_scope_posts(
+            thread,
+            question.stem,
+            question.metadata.get("scope"),
+            question.metadata.get("evidence") or [],
+            self.evidence,
+        )
         return Selection([n for n in thread.traverse("thread") if n.id in keep], info)
+
+
+_NAMED = re.compile(r"\bc(\d+)(?:\s*[-–]\s*c(\d+))?\b")
+
+
+def stem_posts(thread: Thread, stem: str) -> list[str]:
+    """Node ids of the posts a stem names by short id; a range "c55-c57" names c55, c56 and c57."""
+    by_short = {short: node_id for node_id, short in short_ids(thread).items()}
+    named: list[str] = []
+    for match in _NAMED.finditer(stem):
+        first = int(match.group(1))
+        last = int(match.group(2)) if match.group(2) else first
+        named += [f"c{n}" for n in range(first, max(first, last) + 1)]
+    return [by_short[s] for s in named if s in by_short]
+
+
+class ScopeError(ValueError):
+    """An item whose gold scope cannot be built (no scope, no evidence, nothing named)."""
+
+
+def gold_scope_posts(
+    thread: Thread,
+    stem: str,
+    scope: Mapping[str, Any] | None,
+    evidence: Sequence[str],
+    with_evidence: bool = False,
+) -> tuple[set[str], dict[str, Any]]:
+    """What the gold-scope oracle shows: the annotated scope and every post the stem or the scope refers to -- the
+    posts the stem names by id (ranges expanded), the anchor of the scope, and for a set of posts (scope kind
+    ``nodes``: a reply set, or one post "in its local context") the posts they reply to -- plus the evidence posts
+    with ``with_evidence``. An item without a scope uses its evidence posts (recorded). Raises `ScopeError` when
+    nothing can be built: such an item is never silently shown the full discussion."""
+    by_short = {short: node_id for node_id, short in short_ids(thread).items()}
+    keep = set(scope_nodes(thread, scope))
+    info: dict[str, Any] = {}
+    if scope and scope.get("kind") == "nodes":
+        keep |= {p.id for node_id in list(keep) if (p := thread.parent(node_id)) is not None}
+    evidence_ids = {by_short[e] for e in evidence if e in by_short}
+    if not keep:
+        if not evidence_ids:
+            raise ScopeError("the item has neither a scope nor evidence posts: its gold scope cannot be built")
+        info["note"] = "the item has no scope: its evidence posts stand in"
+    if with_evidence or not keep:
+        keep |= evidence_ids
+    named = set(stem_posts(thread, stem))
+    info["added_from_stem"] = sorted(short_ids(thread)[i] for i in named - keep)
+    keep |= named
+    return keep, info
 
 
 class Probe(Workflow):
