@@ -418,3 +418,20 @@ def test_struct_neighbors_has_a_budget() -> None:
     ids, info = flow.expand(thread, biggest["stem"])  # type: ignore[attr-defined]
     assert len(ids) <= flow.budget + 1 < len(thread.nodes)  # type: ignore[attr-defined]
     assert info["neighbours_left_out"] > 0 and flow.params["budget_posts"] == 50
+
+
+def test_dense_settings_name_the_embedder_that_ran(tmp_path: Path) -> None:
+    """e5-* run the bundled MiniLM offline: every label says so, and nothing passes it off as the paper's E5."""
+    from socialbench.benchmarks.longsocial.workflows import get_workflow
+    from socialbench.shared.embeddings import load_embedder
+
+    log = run("e5-k20", tmp_path)
+    assert "all-MiniLM-L6-v2" in (log.eval.metadata or {})["workflow_title"]
+    data = analyses([str(log.location)])
+    (cell,) = data["grid"]
+    assert cell["workflow"] == "e5-k20 [dense: all-MiniLM-L6-v2]"
+    assert all("all-MiniLM-L6-v2" in f["family"] for f in data["families"])  # not the paper's "Dense retrieval"
+    assert "E5 top" not in get_workflow("e5-k20").title
+    for name in ("intfloat/e5-base-v2", "no-such-model"):
+        with pytest.raises(ValueError, match=rf"embedder '{name}' could not be loaded offline.*local folder"):
+            load_embedder(name)

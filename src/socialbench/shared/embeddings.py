@@ -58,12 +58,15 @@ def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         ) from exc
     # E5 models are trained with "query: " / "passage: " prefixes (Wang et al. 2022); others take plain text.
     e5 = "e5" in name.lower()
-    return Embedder(
-        name,
-        SentenceTransformer(name, device="cpu"),
-        query_prefix="query: " if e5 else "",
-        passage_prefix="passage: " if e5 else "",
-    )
+    try:
+        model = SentenceTransformer(name, device="cpu")
+    except (OSError, ValueError) as exc:  # no local copy, or not a sentence-transformers model
+        raise ValueError(
+            f"embedder {name!r} could not be loaded offline ({type(exc).__name__}): pass a local folder "
+            f"(-T embedder=/path/to/{name.rsplit('/', 1)[-1]}), or put the model in the Hugging Face cache "
+            "(HF_HOME) on a machine that can download it; the bundled default is 'minilm' (all-MiniLM-L6-v2)"
+        ) from None
+    return Embedder(name, model, query_prefix="query: " if e5 else "", passage_prefix="passage: " if e5 else "")
 
 
 def cosine_pairs(left: list[str], right: list[str], embedder: str = DEFAULT_EMBEDDER) -> list[float]:

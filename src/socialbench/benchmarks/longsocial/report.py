@@ -97,7 +97,7 @@ def _ci(line: dict[str, Any]) -> str:
 
 def summary_table(log: EvalLog) -> tuple[Table, list[dict[str, Any]]]:
     rows = score_rows(log)
-    workflow = log.eval.task_args.get("workflow", "full")
+    workflow = str(log.eval.task_args.get("workflow", "full")) + dense_suffix((log.eval.metadata or {}).get("embedder"))
     table = Table(title=f"LongSocialBench — {log.eval.model} — workflow {workflow}")
     for col in ("Group", "Items", "Asked", "Acc. %", "95% CI", "Unparsed", "Over-length"):
         table.add_column(col, justify="left" if col == "Group" else "right")
@@ -156,6 +156,13 @@ def summarize(log: EvalLog, console: Console) -> None:
 
 
 # ---- many runs ---------------------------------------------------------------------------------------------------
+def dense_suffix(embedder: str | None) -> str:
+    """`` [dense: NAME]`` for a dense run whose embedder is not an E5 model; empty otherwise."""
+    if not embedder or "e5" in embedder.lower():
+        return ""
+    return f" [dense: {embedder.rsplit('/', 1)[-1]}]"
+
+
 @dataclass
 class Run:
     path: str
@@ -166,6 +173,13 @@ class Run:
     episodes: str | None
     rows: list[dict[str, Any]] = field(default_factory=list)
     created: str = ""
+    embedder: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The setting as tables and figures name it: its id, and for a dense setting run with an embedder other
+        than E5 that embedder (``e5-k20 [dense: all-MiniLM-L6-v2]``), so no MiniLM number passes for E5."""
+        return self.workflow + dense_suffix(self.embedder)
 
     @property
     def line(self) -> dict[str, Any]:
@@ -186,11 +200,13 @@ def load_runs(logs: list[str]) -> list[Run]:
                 path=path,
                 model=log.eval.model,
                 workflow=workflow,
-                family=str(meta.get("workflow_family") or (flow.family if flow else "?")),
+                family=str(meta.get("workflow_family") or (flow.family if flow else "?"))
+                + dense_suffix(meta.get("embedder")),
                 diagnostic=bool(meta.get("diagnostic", flow.diagnostic if flow else False)),
                 episodes=meta.get("episodes"),
                 rows=score_rows(log),
                 created=log.eval.created,
+                embedder=meta.get("embedder"),
             )
         )
     order = {name: n for n, name in enumerate(WORKFLOWS)}
@@ -217,7 +233,7 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
         delta = _paired(run, full[run.model]) if run.model in full and run.workflow != "full" else None
         cells.append(
             {
-                "workflow": run.workflow,
+                "workflow": run.label,
                 "family": run.family,
                 "diagnostic": run.diagnostic,
                 "model": run.model,
@@ -258,7 +274,7 @@ def reasoning_lifts(runs: list[Run]) -> list[dict[str, Any]]:
     """Table 17: each reasoning prompt minus Full for the same model, paired on items."""
     full = {r.model: r for r in runs if r.workflow == "full"}
     return [
-        {"model": r.model, "workflow": r.workflow, **_paired(r, full[r.model])}
+        {"model": r.model, "workflow": r.label, **_paired(r, full[r.model])}
         for r in runs
         if r.family == "Chain-of-thought" and r.model in full
     ]
@@ -275,7 +291,7 @@ def by_group(runs: list[Run], key: str) -> list[dict[str, Any]]:
             groups = {PAPER_PLATFORMS.get(p, f"{p} (not a paper platform)"): [] for p in names}
             for r in run.rows:
                 groups[PAPER_PLATFORMS.get(str(r["platform"]), f"{r['platform']} (not a paper platform)")].append(r)
-        out.append({"model": run.model, "workflow": run.workflow, **{g: group_line(rs) for g, rs in groups.items()}})
+        out.append({"model": run.model, "workflow": run.label, **{g: group_line(rs) for g, rs in groups.items()}})
     return out
 
 
@@ -307,7 +323,7 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
         out.append(
             {
                 "model": run.model,
-                "workflow": run.workflow,
+                "workflow": run.label,
                 "episodes": len(per),
                 "rho": None if math.isnan(rho) else float(rho),
                 "p": None if math.isnan(p) else float(p),
@@ -370,7 +386,7 @@ def stratified_subset(runs: list[Run], size: int = SUBSET_SIZE, seed: int = 0) -
     out = []
     for run in runs:
         rows = [r for r in run.rows if r["item"] in chosen]
-        out.append({"model": run.model, "workflow": run.workflow, "items": len(chosen), **group_line(rows)})
+        out.append({"model": run.model, "workflow": run.label, "items": len(chosen), **group_line(rows)})
     return out
 
 
@@ -378,7 +394,7 @@ def analyses(logs: list[str]) -> dict[str, Any]:
     runs = load_runs(logs)
     cells = grid(runs)
     return {
-        "runs": [{"model": r.model, "workflow": r.workflow, "log": r.path, "created": r.created} for r in runs],
+        "runs": [{"model": r.model, "workflow": r.label, "log": r.path, "created": r.created} for r in runs],
         "grid": cells,
         "families": families(cells),
         "reasoning_lifts": reasoning_lifts(runs),

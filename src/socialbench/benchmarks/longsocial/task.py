@@ -292,7 +292,7 @@ def longsocial(
         metadata={
             "benchmark": "longsocial",
             "workflow": workflow,
-            "workflow_title": flow.title,
+            "workflow_title": flow.title + (f" [embedder: {embedder_name}]" if embedder_name else ""),
             "workflow_family": flow.family,
             "workflow_params": flow.params,
             "workflow_needs": sorted(flow.needs),

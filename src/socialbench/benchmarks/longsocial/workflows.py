@@ -146,7 +146,9 @@ class Retrieval(Workflow):
     def __init__(self, retriever: retrieval.Retriever, k: int) -> None:
         self.retriever = retriever
         self.k = k
-        label = "BM25" if retriever == "bm25" else "E5"
+        # the id keeps the paper's name (e5-k20); the title says what runs: a dense retriever, E5 only when -T
+        # embedder names an E5 model (the offline default is all-MiniLM-L6-v2; logs and reports name the embedder)
+        label = "BM25" if retriever == "bm25" else "Dense (E5 in the paper)"
         self.name = f"{'bm25' if retriever == 'bm25' else 'e5'}-k{k}"
         self.title = f"{label} top-{k}"
         self.family = "Sparse retrieval" if retriever == "bm25" else "Dense retrieval"
