@@ -435,3 +435,119 @@ def test_dense_settings_name_the_embedder_that_ran(tmp_path: Path) -> None:
     for name in ("intfloat/e5-base-v2", "no-such-model"):
         with pytest.raises(ValueError, match=rf"embedder '{name}' could not be loaded offline.*local folder"):
             load_embedder(name)
+
+
+# ---- known-answer tests: scripted models whose right score is known exactly --------------------------------------
+_OPTION = re.compile(r"^([ABCD])\. (.*)$", re.M)
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\bc\d+\b", "c#", text).strip()  # the shuffled probe renumbers ids in options
+
+
+def _items(tmp_path: Path, n: int = 4) -> tuple[str, dict[str, str]]:
+    """An items file and each item's gold option text, by stem and by option text."""
+    path = items_of(tmp_path, n=n)
+    rows = [json.loads(x) for x in Path(path).read_text().splitlines()]
+    gold = {r["stem"]: r["options"]["ABCD".index(r["gold"])] for r in rows}
+    return path, gold
+
+
+def _scripted_model(decide: Any) -> Any:
+    """A mockllm whose answer to each call is ``decide(prompt)``; the auxiliary calls of the settings (retriever,
+    notes, judge, reflection) get answers that cannot change the outcome."""
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = input[-1].text
+        if text.rstrip().endswith("Relevant:"):
+            content = "c0"
+        elif "For each region write" in text:
+            content = "Region 1: the question post."
+        elif '"correct": true|false' in text:
+            reference = text.split("Reference answer: ", 1)[1].split("\n", 1)[0]
+            given = text.split("Reader's answer: ", 1)[1].split("\n", 1)[0]
+            content = json.dumps({"correct": reference.strip() == given.strip(), "rationale": "compared"})
+        elif text.startswith("Now reflect on your answer."):
+            content = "On reflection I keep my answer."
+        else:
+            content = decide(text)
+        return ModelOutput.from_content(model="mockllm/model", content=content)
+
+    return get_model("mockllm/model", custom_outputs=respond, memoize=False)
+
+
+def _evaluate(workflow: str, items: str, model: Any, tmp_path: Path) -> EvalLog:
+    (log,) = eval(
+        longsocial(items=items, workflow=workflow),
+        model=model,
+        model_roles={"grader": model},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def _metrics(log: EvalLog) -> dict[str, Any]:
+    return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("workflow", list(WORKFLOWS))
+def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, tmp_path: Path) -> None:
+    """The oracle answers the gold option's letter as shown (through the option shuffle), or, without options,
+    the gold text: 100% everywhere, or the shuffle, the gold or the letter reader is broken somewhere."""
+    items, gold = _items(tmp_path)
+    golds = {_plain(g) for g in gold.values()}
+
+    def oracle(prompt: str) -> str:
+        options = _OPTION.findall(prompt)
+        if not options:  # open answer: the gold text itself
+            return next(g for stem, g in gold.items() if stem in prompt)
+        (letter,) = [letter for letter, text in options if _plain(text) in golds]
+        return f"Final answer: {letter}"
+
+    metrics = _metrics(_evaluate(workflow, items, _scripted_model(oracle), tmp_path))
+    assert metrics["accuracy"] == 1.0 and metrics["asked_items"] == 4 and metrics["unparsed"] == 0
+
+
+@pytest.mark.parametrize("workflow", ["full", "cot", "bm25-k20", "rag-bm25-k20-a1", "struct-branches", "shuffled"])
+def test_a_constant_a_scores_the_share_of_gold_a_and_unreadable_output_scores_zero(
+    workflow: str, tmp_path: Path
+) -> None:
+    items, _ = _items(tmp_path)
+    task = longsocial(items=items, workflow=workflow)
+    share_a = sum(s.target == "A" for s in task.dataset) / len(task.dataset)
+    metrics = _metrics(_evaluate(workflow, items, _scripted_model(lambda prompt: "Answer: A"), tmp_path))
+    assert metrics["accuracy"] == pytest.approx(share_a)
+    unreadable = _evaluate(workflow, items, _scripted_model(lambda prompt: "I am not sure."), tmp_path)
+    metrics = _metrics(unreadable)
+    assert metrics["accuracy"] == 0.0 and metrics["unparsed"] == metrics["asked_items"] == 4
+    causes = {s.scores["choice_letter"].metadata["output_problem"] for s in unreadable.samples or []}  # type: ignore[index]
+    assert causes == {"format"}
+
+
+@pytest.mark.parametrize("workflow", ["bm25-k20", "struct-ancestors", "struct-neighbors", "struct-branches"])
+def test_a_retrieval_oracle_scores_exactly_where_the_evidence_was_retrieved(workflow: str, tmp_path: Path) -> None:
+    """An oracle that answers right only when every evidence post is in the prompt scores the share of items whose
+    evidence the retriever found: recall and accuracy agree, or the prompt is not what was retrieved."""
+    items, gold = _items(tmp_path)
+    rows = [json.loads(x) for x in Path(items).read_text().splitlines()]
+    evidence = {r["stem"]: r["evidence"] for r in rows}
+    golds = {_plain(g) for g in gold.values()}
+
+    def evidence_oracle(prompt: str) -> str:
+        stem = next(s for s in evidence if s in prompt)
+        options = _OPTION.findall(prompt)
+        (right,) = [letter for letter, text in options if _plain(text) in golds]
+        found = all(f"[{e}]" in prompt for e in evidence[stem])
+        return f"Answer: {right if found else next(x for x in 'ABCD' if x != right)}"
+
+    flow = WORKFLOWS[workflow]
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    ids = short_ids(thread)
+    covered = [
+        set(r["evidence"]) <= {ids[i] for i in flow.retrieved(thread, r["stem"])}  # type: ignore[attr-defined]
+        for r in rows
+    ]
+    metrics = _metrics(_evaluate(workflow, items, _scripted_model(evidence_oracle), tmp_path))
+    assert metrics["accuracy"] == pytest.approx(sum(covered) / len(covered))
