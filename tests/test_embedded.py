@@ -127,13 +127,20 @@ def test_sibench_on_the_embedded_model_answers_and_judges_through_grammars(tmp_p
     samples = log.samples or []
     assert len(samples) == 2
     # the answer template and the judge's verdict are structured output: a llama.cpp grammar built from the JSON
-    # schema makes a 270M base model's JSON valid by construction, so every reply is read and judged, first time
+    # schema makes a 270M base model's JSON valid by construction, so no answer is off-format. What the JSON holds
+    # may still be no reply: this base model tends to copy the template's "xxx", which is counted by cause
+    # (`template`) and never judged; a real reply is judged first time.
     for sample in samples:
         value = sample.scores["reply_judge"].value  # type: ignore[index]
         assert sample.metadata["structured_output"] is True
-        assert (value["unparsed"], value["unjudged"]) == (0.0, 0.0)  # type: ignore[index]
-        assert value["reply"] in (0.0, 5.0, 10.0)  # type: ignore[index]
-        assert sample.scores["reply_judge"].metadata["judge_problems"] == []  # type: ignore[index]
+        assert sample.metadata["output_problem"] != "format"
+        assert value["unjudged"] == 0.0  # type: ignore[index]
+        if value["unparsed"]:  # type: ignore[index]
+            assert sample.metadata["output_problem"] in ("template", "copied_chat", "empty")
+            assert "judge_problems" not in (sample.scores["reply_judge"].metadata or {})  # type: ignore[index]
+        else:
+            assert value["reply"] in (0.0, 5.0, 10.0)  # type: ignore[index]
+            assert sample.scores["reply_judge"].metadata["judge_problems"] == []  # type: ignore[index]
 
 
 def test_calls_are_served_in_the_order_they_arrive(model: Model, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -647,7 +648,8 @@ def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> No
     assert labels == {"mockllm/model · paper · zh · balanced 312 · full CoT",
                       "mockllm/model · paper · zh · balanced 312 · without cause"}  # fmt: skip
     ids = [item.id for item in design.items]
-    assert len(set(ids)) == 6 and not any(i[1:].isdigit() for i in ids)  # no running numbers
+    assert len(set(ids)) == 6 and not any(re.fullmatch(r"s0*[1-6]", i) for i in ids)  # no running numbers
+    assert all(re.fullmatch(r"s[0-9a-f]{10}", i) for i in ids)
     assert [k["ablate"] for k in keys] != sorted(k["ablate"] for k in keys)  # the runs are interleaved
     assert replies(str(folder)).items == design.items  # the same seed gives the same study
 
