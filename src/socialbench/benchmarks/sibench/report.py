@@ -128,10 +128,14 @@ def summarize(log: EvalLog, console: Console) -> None:
             "no preference asked) {identical_replies}.".format(**totals)
         )
         wins = by_key.get("cot_wins", {})
+        rate = _pct(wins.get("judged_mean"))
         console.print(
-            f"CoT win rate {_pct(wins.get('judged_mean'))}% [{_pct(wins.get('judged_ci_low'))}, "
-            f"{_pct(wins.get('judged_ci_high'))}] (replies scored blind in one presentation; a forced "
-            "preference only on ties)."
+            (
+                f"CoT win rate {rate}% [{_pct(wins.get('judged_ci_low'))}, {_pct(wins.get('judged_ci_high'))}]"
+                if rate != "-"
+                else "CoT win rate: - (no dialogue had both replies judged)"
+            )
+            + " (replies scored blind in one presentation; a forced preference only on ties)."
         )
     if log.eval.config.limit:
         situations = len({str((sample.metadata or {}).get("situation")) for sample in log.samples or []})
