@@ -378,6 +378,11 @@ def list_cmd() -> None:
     default="auto",
     help="inspect's progress display (auto: rich on a terminal, plain otherwise).",
 )
+@click.option(
+    "--reasoning-effort",
+    type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh"]),
+    help="inspect's reasoning_effort for reasoning models (recorded in the log's generate config).",
+)
 def run(
     benchmark: str,
     task_name: str | None,
@@ -393,6 +398,7 @@ def run(
     timeout: int,
     display: str,
     resume: bool,
+    reasoning_effort: str | None,
 ) -> None:
     """Run benchmark BENCH on a model and print its summary (like `inspect eval`, with -T task arguments).
 
@@ -423,6 +429,8 @@ def run(
         "timeout": timeout,
         "display": ("rich" if err.is_terminal else "plain") if display == "auto" else display,
     }
+    if reasoning_effort:
+        options["reasoning_effort"] = reasoning_effort
     if resume:
         from inspect_ai.log import read_eval_log
 

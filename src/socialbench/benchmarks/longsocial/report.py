@@ -150,6 +150,19 @@ def summarize(log: EvalLog, console: Console) -> None:
         )
     if problems := describe(r["output_problem"] for r in rows):
         console.print(f"Unparsed, by cause: {problems} (each scored wrong).")
+    cut = sum(1 for r in rows if r["output_problem"] == "max_tokens")
+    if cut:
+        budgets = {
+            (b["tokens"], b["why"])
+            for s in log.samples or []
+            if isinstance(b := (s.metadata or {}).get("answer_budget"), dict)
+        }
+        spent = "; ".join(f"{t} tokens ({why})" for t, why in sorted(budgets)) or "unknown"
+        console.print(
+            f"Likely cause of the {cut} cut-off answers: the answer budget ({spent}) ran out before a letter. "
+            "A reasoning model spends its reasoning tokens against it: raise -T max_tokens, or lower "
+            "--reasoning-effort."
+        )
     if log.status != "success":
         console.print(f"[red]evaluation status: {log.status}[/] {log.error.message if log.error else ''}")
     console.print(f"log: {log.location}  (open with `inspect view --log-dir {log.location.rsplit('/', 1)[0]}`)")

@@ -21,6 +21,7 @@ from ...conversations.model import Node, Thread
 from ...conversations.store import read_episodes
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
+from ...shared.budgets import answer_budget, known_context, reasons
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
@@ -93,8 +94,9 @@ def question_of(state: TaskState) -> Question:
 
 
 def context_limit(model: Model, max_context: int | None) -> int | None:
-    """The model's window: the provider's own (embedded) or the task's ``max_context``."""
-    return getattr(model.api, "context_length", None) or max_context
+    """The model's window: the provider's own (embedded), the task's ``max_context``, or inspect's model data for
+    a known model (so ``-T max_context`` is needed only for unknown servers)."""
+    return getattr(model.api, "context_length", None) or max_context or known_context(model)
 
 
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
@@ -147,7 +149,8 @@ def fit_context(
         limit = context_limit(model, max_context)
         if not limit:
             return state
-        room = reserve + (workflow.max_tokens if workflow.reasoning else 0)
+        thinking = workflow.reasoning or reasons(model)
+        room = reserve + (answer_budget(model, workflow.max_tokens).tokens if thinking else 0)
         prompt_tokens = await model.api.count_text_tokens(state.user_prompt.text)
         state.metadata["prompt_tokens"] = prompt_tokens
         if prompt_tokens + room <= limit:
@@ -206,7 +209,9 @@ def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None
         state.metadata[ANSWER_MODE] = resolved
         if resolved == "logprobs":
             return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-        return await workflow.respond(state, generate, max_tokens or workflow.max_tokens)
+        budget = answer_budget(get_model(), workflow.max_tokens, max_tokens)
+        state.metadata["answer_budget"] = {"tokens": budget.tokens, "why": budget.why}
+        return await workflow.respond(state, generate, budget.tokens)
 
     return solve
 
@@ -238,7 +243,8 @@ def longsocial(
         capabilities: comma-separated subset, e.g. ``C1,C4``.
         overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.
         max_context: context window in tokens for providers that do not report one (e.g. ``8192``).
-        max_tokens: generation budget of the answer call in ``generate`` mode (default: the workflow's, 32 for a
+        max_tokens: generation budget of the answer call in ``generate`` mode (default: for a reasoning model
+            16,000 tokens, room for its reasoning; else the workflow's, 32 for a
             letter, 1024 for reasoning settings).
         embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
             offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.

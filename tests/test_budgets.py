@@ -1,0 +1,104 @@
+"""Answer budgets for reasoning models and context windows from inspect's model data, checked on the requests a
+local OpenAI-compatible server on 127.0.0.1 records (no network)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import GenerateConfig, get_model
+
+from socialbench.benchmarks.longsocial.task import context_limit, longsocial, sample_pack
+from socialbench.shared.budgets import REASONING_BUDGET, answer_budget
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
+        reply = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "m"),
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "Final answer: A"}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    httpd.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _one_item(tmp_path: Path) -> str:
+    row = (sample_pack() / "items.jsonl").read_text().splitlines()[0]
+    path = tmp_path / "items.jsonl"
+    path.write_text(row + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(("name", "budget"), [("openai/gpt-5", REASONING_BUDGET), ("openai/gpt-4o", 32)])
+def test_a_reasoning_models_full_request_leaves_room_for_reasoning(
+    name: str, budget: int, server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Full asks for one letter (32 tokens); GPT-5 spends reasoning tokens against that budget, so its request must
+    carry room for its reasoning. What the request carries is read from the server's record."""
+    host, port = server.server_address[:2]
+    model = get_model(name, base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
+    (log,) = eval(
+        longsocial(items=_one_item(tmp_path), workflow="full"),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+    )
+    assert log.status == "success", log.error
+    requests = server.requests  # type: ignore[attr-defined]
+    (path, body) = requests[-1]
+    assert path.endswith("/chat/completions")
+    sent = body.get("max_completion_tokens") or body.get("max_tokens")
+    assert sent == budget
+    (sample,) = log.samples or []
+    assert sample.metadata["answer_budget"]["tokens"] == budget
+    assert sample.scores["choice_letter"].answer == "A"  # type: ignore[index]
+
+
+def test_budgets_and_windows_from_inspects_model_data() -> None:
+    gpt5 = get_model("openai/gpt-5", api_key="sk-test")
+    gpt4o = get_model("openai/gpt-4o", api_key="sk-test")
+    assert answer_budget(gpt5, 32).tokens == REASONING_BUDGET and answer_budget(gpt5, 32, 200).tokens == 200
+    assert answer_budget(gpt4o, 32).tokens == 32
+    assert answer_budget(
+        get_model("openai/gpt-4o", api_key="sk-test", config=GenerateConfig(reasoning_effort="high")), 32
+    ).tokens == (
+        REASONING_BUDGET  # asked to reason through the generate config
+    )
+    assert context_limit(gpt4o, None) == 128_000 and context_limit(gpt4o, 8192) == 8192  # -T max_context wins
+    assert (
+        context_limit(get_model("openai-api/local/unknown-model", api_key="x", base_url="http://127.0.0.1:9"), None)
+        is None
+    )
