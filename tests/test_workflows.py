@@ -551,3 +551,27 @@ def test_a_retrieval_oracle_scores_exactly_where_the_evidence_was_retrieved(work
     ]
     metrics = _metrics(_evaluate(workflow, items, _scripted_model(evidence_oracle), tmp_path))
     assert metrics["accuracy"] == pytest.approx(sum(covered) / len(covered))
+
+
+def test_tables_3_and_13_by_hand() -> None:
+    from socialbench.benchmarks.longsocial.items import CAPABILITIES
+    from socialbench.benchmarks.longsocial.report import Run, table3, table13
+
+    def rows(correct: dict[str, float]) -> list[dict[str, Any]]:
+        return [
+            {"item": f"{cap}-{n}", "capability": cap, "correct": correct[cap], "status": "answered", "platform": "hn"}
+            for cap in CAPABILITIES
+            for n in range(2)
+        ]
+
+    full = Run("f", "m", "full", "Full-context", False, None, rows(dict.fromkeys(CAPABILITIES, 0.5) | {"C1": 1.0}))
+    cot = Run("c", "m", "cot", "Chain-of-thought", False, None, rows(dict.fromkeys(CAPABILITIES, 0.5)))
+    scope = Run("g", "m", "gold-scope", "Gold scope", True, None, rows(dict.fromkeys(CAPABILITIES, 1.0)))
+    baseline, cot_row = table3([full, cot, scope])
+    assert baseline["C1"] == 1.0 and baseline["avg"] == pytest.approx((1.0 + 5 * 0.5) / 6)
+    assert cot_row["delta_vs_baseline"]["C1"]["delta"] == -0.5 and cot_row["delta_vs_baseline"]["C2"]["delta"] == 0
+    (row,) = table13([full, cot, scope])
+    assert row["Full"] == pytest.approx(7 / 12) and row["CoT"] == 0.5 and row["LLM-r"] is None
+    assert row["best"] == pytest.approx(7 / 12) and row["best_setting"] == "full"  # the oracle is not a candidate
+    assert row["c_mac"] == pytest.approx((1.0 + 5 * 0.5) / 6)
+    assert WORKFLOWS["gold-scope"].family != WORKFLOWS["gold-scope-evidence"].family  # Table 14: separate rows

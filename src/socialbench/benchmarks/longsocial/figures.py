@@ -224,6 +224,52 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         )
         sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
 
+    summary_tables: list[Table | Figure] = []
+    if data["table3"]:
+        summary_tables.append(
+            Table(
+                "longsocial-table3",
+                "Table 3: accuracy % per capability, Avg = the C1-C6 macro mean; CoT rows give the change against "
+                "Baseline per capability in a second table (pts, paired on the capability's items)",
+                ["model", "setting", *CAPABILITIES, "Avg"],
+                [
+                    [r["model"], r["setting"], *[_pct(r[c]) for c in CAPABILITIES], _pct(r["avg"])]
+                    for r in data["table3"]
+                ],
+            )
+        )
+        cot = [r for r in data["table3"] if r.get("delta_vs_baseline")]
+        if cot:
+            summary_tables.append(
+                Table(
+                    "longsocial-table3-cot-delta",
+                    "Table 3: CoT minus Baseline per capability, pts [95% CI], paired on items",
+                    ["model", *CAPABILITIES],
+                    [[r["model"], *[_delta_estimate(r["delta_vs_baseline"][c]) for c in CAPABILITIES]] for r in cot],
+                )
+            )
+    summary_tables.append(
+        Table(
+            "longsocial-table13",
+            "Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting, chosen after the fact "
+            "(a diagnostic); C-mac of Full",
+            ["model", "Full", "CoT", "LLM-r", "Best†", "Best† setting", "C-mac"],
+            [
+                [
+                    r["model"],
+                    _pct(r["Full"]),
+                    _pct(r["CoT"]),
+                    _pct(r["LLM-r"]),
+                    _pct(r["best"]),
+                    r["best_setting"],
+                    _pct(r["c_mac"]),
+                ]
+                for r in data["table13"]
+            ],
+        )
+    )
+    sections.append(Section("Tables 3 and 13", summary_tables))
+
     if compare_paper:
         printed: list[list[Any]] = [
             [n, Estimate(v, lo, hi), paper.FAMILIES_SOURCE] for n, (v, lo, hi) in paper.FAMILIES.items()

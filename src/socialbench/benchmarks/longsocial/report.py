@@ -226,10 +226,18 @@ def load_runs(logs: list[str]) -> list[Run]:
     return sorted(runs, key=lambda r: (r.diagnostic, order.get(r.workflow, len(order)), r.model))
 
 
-def _paired(a: Run, b: Run) -> dict[str, Any]:
-    """Mean of per-item differences a - b over items asked in both, with a bootstrap 95% CI."""
-    left = {r["item"]: r["correct"] for r in a.rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
-    right = {r["item"]: r["correct"] for r in b.rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
+def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
+    """Mean of per-item differences a - b over items asked in both (of one capability, if given), with a
+    bootstrap 95% CI."""
+
+    def scored(run: Run) -> dict[str, float]:
+        return {
+            r["item"]: r["correct"]
+            for r in run.rows
+            if r["status"] not in (OVERLENGTH, UNJUDGED) and (capability is None or r["capability"] == capability)
+        }
+
+    left, right = scored(a), scored(b)
     diffs = [left[i] - right[i] for i in left.keys() & right.keys()]
     if not diffs:
         return {"n": 0, "delta": None, "ci95": None}
@@ -280,6 +288,60 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "delta_vs_full": mean - statistics.fmean(full) if full and family != "Full-context" else None,
             }
         )
+    return out
+
+
+def _capability_accuracies(run: Run) -> dict[str, float | None]:
+    return {cap: group_line([r for r in run.rows if r["capability"] == cap])["accuracy"] for cap in CAPABILITIES}
+
+
+def table3(runs: list[Run]) -> list[dict[str, Any]]:
+    """Table 3: per model, Baseline (Full) and CoT accuracy per capability with the Avg column (the C1-C6 macro
+    mean; None unless all six were asked), and for CoT the change against Baseline per capability, paired on the
+    capability's items."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    out = []
+    for run in runs:
+        if run.workflow not in ("full", "cot"):
+            continue
+        per = _capability_accuracies(run)
+        values = [v for v in per.values() if v is not None]
+        row: dict[str, Any] = {
+            "model": run.model,
+            "setting": "Baseline (Full)" if run.workflow == "full" else "CoT",
+            **per,
+            "avg": statistics.fmean(values) if len(values) == len(CAPABILITIES) else None,
+        }
+        if run.workflow == "cot" and run.model in full:
+            row["delta_vs_baseline"] = {cap: _paired(run, full[run.model], cap) for cap in CAPABILITIES}
+        out.append(row)
+    return out
+
+
+TABLE13_SETTINGS = {"full": "Full", "cot": "CoT", "llm-retriever": "LLM-r"}
+
+
+def table13(runs: list[Run]) -> list[dict[str, Any]]:
+    """Table 13: per model, Full, CoT and LLM-r accuracy, Best† (the model's maximum over its non-diagnostic
+    settings; a diagnostic, as it picks the best setting after the fact) and C-mac (of Full)."""
+    out = []
+    for model in sorted({r.model for r in runs}):
+        mine = [r for r in runs if r.model == model]
+        row: dict[str, Any] = {"model": model}
+        for workflow, name in TABLE13_SETTINGS.items():
+            run = next((r for r in mine if r.workflow == workflow), None)
+            row[name] = run.line["accuracy"] if run else None
+        candidates = [
+            (r.line["accuracy"], r.label) for r in mine if not r.diagnostic and r.line["accuracy"] is not None
+        ]
+        best = max(candidates, default=(None, None))
+        row["best"], row["best_setting"] = best
+        full = next((r for r in mine if r.workflow == "full"), None)
+        per = _capability_accuracies(full) if full else {}
+        row["c_mac"] = (
+            statistics.fmean(per.values()) if per and all(v is not None for v in per.values()) else None  # type: ignore[arg-type]
+        )
+        out.append(row)
     return out
 
 
@@ -416,6 +478,8 @@ def analyses(logs: list[str]) -> dict[str, Any]:
         "length_vs_accuracy": length_vs_accuracy(runs),
         "open_vs_choice": open_vs_choice(runs),
         "subset150": stratified_subset(runs),
+        "table3": table3(runs),
+        "table13": table13(runs),
     }
 
 
@@ -482,6 +546,25 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
             *(f"{_pct(entry[c]['accuracy'])} ({entry[c]['asked']})" for c in CAPABILITIES),
         )
     console.print(caps)
+    if data["table3"]:
+        t3 = Table(title="Table 3: accuracy % per capability, Avg = C1-C6 macro; CoT rows: Δ vs Baseline (pts, paired)")
+        for col in ("Model", "Setting", *CAPABILITIES, "Avg"):
+            t3.add_column(col, justify="left" if col in ("Model", "Setting") else "right")
+        for r in data["table3"]:
+            deltas = r.get("delta_vs_baseline") or {}
+            per_cap = [
+                _pct(r[c]) + (f"\n{_delta(deltas[c])}" if deltas.get(c) and deltas[c]["delta"] is not None else "")
+                for c in CAPABILITIES
+            ]
+            t3.add_row(r["model"], r["setting"], *per_cap, _pct(r["avg"]))
+        console.print(t3)
+    t13 = Table(title="Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting (a diagnostic)")
+    for col in ("Model", "Full", "CoT", "LLM-r", "Best†", "C-mac (Full)"):
+        t13.add_column(col, justify="left" if col == "Model" else "right")
+    for r in data["table13"]:
+        best = "-" if r["best"] is None else f"{_pct(r['best'])} ({r['best_setting']})"
+        t13.add_row(r["model"], _pct(r["Full"]), _pct(r["CoT"]), _pct(r["LLM-r"]), best, _pct(r["c_mac"]))
+    console.print(t13)
     lengths = Table(title="Episode length vs accuracy (Fig. 9): Spearman's rho over episodes")
     for col in ("Run", "Episodes", "rho", "p"):
         lengths.add_column(col, justify="left" if col == "Run" else "right")

@@ -423,7 +423,6 @@ def scope_nodes(thread: Thread, scope: Mapping[str, Any] | None) -> list[str]:
 class GoldScope(Workflow):
     """Oracle: only the posts of the item's annotated scope (and, in the second variant, its evidence posts)."""
 
-    family = "Gold scope"
     reference = "Table 4 / Table 14, Gold-Scope diagnostic"
     needs = frozenset({"gold-scope"})
     diagnostic = True
@@ -432,6 +431,8 @@ class GoldScope(Workflow):
         self.evidence = evidence
         self.name = "gold-scope-evidence" if evidence else "gold-scope"
         self.title = "Gold scope + evidence posts" if evidence else "Gold scope"
+        # Table 14 reports the two scope diagnostics as separate rows
+        self.family = "Gold scope + evidence" if evidence else "Gold scope"
 
     @property
     def params(self) -> dict[str, Any]:
