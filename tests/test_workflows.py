@@ -575,3 +575,36 @@ def test_tables_3_and_13_by_hand() -> None:
     assert row["best"] == pytest.approx(7 / 12) and row["best_setting"] == "full"  # the oracle is not a candidate
     assert row["c_mac"] == pytest.approx((1.0 + 5 * 0.5) / 6)
     assert WORKFLOWS["gold-scope"].family != WORKFLOWS["gold-scope-evidence"].family  # Table 14: separate rows
+
+
+def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
+    from socialbench.benchmarks.longsocial.report import Run, length_pooled, table16, table19, table20
+
+    episodes = str(sample_pack() / "episodes.jsonl")
+
+    def rows(correct: dict[str, float]) -> list[dict[str, Any]]:
+        return [
+            {"item": f"{e}-{n}", "capability": f"C{n % 6 + 1}", "platform": e.split(":")[0], "episode": e,
+             "correct": value, "status": "answered"}
+            for e, value in correct.items()
+            for n in range(6)
+        ]  # fmt: skip
+
+    old, new = "reddit:1cebxh", "hn:18475438"  # 2013 and 2018 threads
+    right_old = Run("a", "m1", "full", "Full-context", False, episodes, rows({old: 1.0, new: 0.0}))
+    all_right = Run("b", "m2", "full", "Full-context", False, episodes, rows({old: 1.0, new: 1.0}))
+    probe = Run("c", "m1", "option-only", "Shortcut probe", True, episodes, rows({old: 0.0, new: 0.0}))
+    t16 = table16([right_old, all_right, probe], tiers={"m1": "small", "m2": "large"}, draws=50)
+    assert t16["items_per_draw"] == 12 and t16["best_cell"]["mean"] == 1.0 and t16["best_cell"]["ci95"] == [1.0, 1.0]
+    assert t16["top_cell"]["model"] == "m2" and t16["models"]["m1"]["mean"] == 0.5  # the probe is not a candidate
+    assert t16["cohorts"] == {"large": {"models": ["m2"], "mean": 1.0}, "small": {"models": ["m1"], "mean": 0.5}}
+    t19 = table19([right_old, all_right, probe])
+    option = next(r for r in t19["probes"] if r["probe"] == "option-only")
+    assert option["models"] == 1 and option["mean"] == 0.0 and option["delta_vs_full"] == -0.5
+    (m1, m2) = table20([right_old, all_right], cutoffs={"m1": "2015-01-01"}, tiers={"m1": "small"})
+    assert (m1["before"]["accuracy"], m1["after"]["accuracy"], m1["gap"]) == (1.0, 0.0, -1.0)
+    assert m1["source"] == "given" and m1["tier"] == "small"
+    assert m2["cutoff"] is None and m2["gap"] is None  # mockllm-like names: no cutoff known, never guessed
+    pooled = length_pooled([right_old, all_right])
+    assert pooled is not None and pooled["models"] == 2 and pooled["episodes"] == 2
+    assert sorted(y for _, y in pooled["points"]) == [0.5, 1.0]

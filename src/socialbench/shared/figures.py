@@ -398,8 +398,10 @@ def scatter(
     annotations: Mapping[str, str] | None = None,
     scale_y: float = 100.0,
     ylim: tuple[float, float] | None = (0.0, 100.0),
+    fits: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
-    """One point series per label (e.g. per model), with a per-series note in the legend (e.g. Spearman's rho)."""
+    """One point series per label (e.g. per model), with a per-series note in the legend (e.g. Spearman's rho);
+    ``fits`` draws a series' least-squares line (slope, intercept) over its x range."""
     fig, ax = _new(COLUMN_WIDTH, 2.8)
     handles = []
     for i, (name, pts) in enumerate(points.items()):
@@ -411,6 +413,10 @@ def scatter(
             continue
         xs, ys = zip(*pts, strict=True)
         ax.scatter(xs, [y * scale_y for y in ys], s=14, marker="os^vD"[i % 5], color=f"C{i % 10}")
+        if fits and name in fits:
+            slope, intercept = fits[name]
+            ends = [min(xs), max(xs)]
+            ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=f"C{i % 10}", lw=1.0)
     if not any(points.values()):
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="dimgrey")
     ax.set_xlabel(xlabel)

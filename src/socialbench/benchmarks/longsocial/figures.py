@@ -27,6 +27,12 @@ def _ci(line: dict[str, Any], i: int) -> float | None:
     return _pct(line["ci95"][i]) if line.get("ci95") else None
 
 
+def _draws(value: dict[str, Any]) -> Estimate:
+    if value.get("mean") is None:
+        return Estimate(None)
+    return Estimate(value["mean"], value["ci95"][0], value["ci95"][1]).scaled()
+
+
 def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str = "asked") -> Estimate:
     """A report row's proportion as an `Estimate` in percent (missing when the row or value is)."""
     return from_line(line, value=value, n=n).scaled()
@@ -224,6 +230,20 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         )
         sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
 
+    pooled = data["length_pooled"]
+    if pooled and pooled["points"]:
+        name = f"pooled over {pooled['models']} models"
+        note = "(ρ = –)" if pooled["rho"] is None else f"(ρ = {pooled['rho']:.2f}, {pooled['episodes']} episodes)"
+        fits = {name: (pooled["slope"], pooled["intercept"])} if pooled["slope"] is not None else None
+        figure = scatter(
+            "Episode length vs mean Baseline accuracy, pooled over models (Fig. 9)",
+            {name: [tuple(p) for p in pooled["points"]]},
+            "episode length (cl100k tokens)",
+            "accuracy (%)",
+            {name: note},
+            fits=fits,
+        )
+        sections.append(Section("Length, pooled", [Figure("longsocial-length-pooled", "Length, pooled", figure)]))
     summary_tables: list[Table | Figure] = []
     if data["table3"]:
         summary_tables.append(
@@ -268,7 +288,61 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             ],
         )
     )
-    sections.append(Section("Tables 3 and 13", summary_tables))
+    probes = data["table19"]
+    summary_tables.append(
+        Table(
+            "longsocial-table19",
+            "Table 19: shortcut probes, mean accuracy % across models and mean paired change vs Full (pts); the "
+            "open answer as the mean paired drop against multiple choice with Spearman's ρ of the model rankings",
+            ["probe", "models", "mean %", "Δ Full (pts)", "ρ"],
+            [[r["probe"], r["models"], _pct(r["mean"]), _pct(r["delta_vs_full"]), None] for r in probes["probes"]]
+            + [
+                [
+                    "open answer",
+                    probes["open_answer"]["models"],
+                    None,
+                    _pct(-probes["open_answer"]["mean_drop"])
+                    if probes["open_answer"]["mean_drop"] is not None
+                    else None,
+                    probes["open_answer"]["spearman_rho"],
+                ]
+            ],
+        )
+    )
+    t16 = data["table16"]
+    if t16.get("draws"):
+        summary_tables.append(
+            Table(
+                "longsocial-table16",
+                f"Table 16: {t16['draws']} draws of {t16['items_per_draw']} items in the capability × platform "
+                "proportions; accuracy % mean [2.5, 97.5 percentiles] across draws",
+                ["what", "accuracy %"],
+                [
+                    ["best cell", _draws(t16["best_cell"])],
+                    [f"top cell: {t16['top_cell']['model']} / {t16['top_cell']['setting']}", _draws(t16["top_cell"])],
+                ]
+                + [[f"{m} (its best cell)", _draws(v)] for m, v in t16["models"].items()],
+            )
+        )
+    if data["table20"]:
+        summary_tables.append(
+            Table(
+                "longsocial-table20",
+                "Table 20: Baseline accuracy % before / after each model's knowledge cutoff (episode = root post date)",
+                ["model", "cutoff", "before %", "after %", "gap (pts)"],
+                [
+                    [
+                        r["model"],
+                        r["cutoff"] or "unknown",
+                        _pct((r["before"] or {}).get("accuracy")),
+                        _pct((r["after"] or {}).get("accuracy")),
+                        _pct(r["gap"]),
+                    ]
+                    for r in data["table20"]
+                ],
+            )
+        )
+    sections.append(Section("Tables 3, 13, 16, 19 and 20", summary_tables))
 
     if compare_paper:
         printed: list[list[Any]] = [

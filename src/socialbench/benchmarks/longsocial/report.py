@@ -465,7 +465,213 @@ def stratified_subset(runs: list[Run], size: int = SUBSET_SIZE, seed: int = 0) -
     return out
 
 
-def analyses(logs: list[str]) -> dict[str, Any]:
+PROBES = ("option-only", "question-only", "title-only", "shuffled")
+
+
+def table19(runs: list[Run]) -> dict[str, Any]:
+    """Table 19: per shortcut probe, the mean accuracy across models (and the mean paired change against each
+    model's Full), and the open-answer row as the mean paired drop with Spearman's rho of the model rankings."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    rows = []
+    for probe in PROBES:
+        mine = [r for r in runs if r.workflow == probe and r.line["accuracy"] is not None]
+        deltas = [d["delta"] for r in mine if r.model in full and (d := _paired(r, full[r.model]))["delta"] is not None]
+        rows.append(
+            {
+                "probe": probe,
+                "models": len(mine),
+                "mean": statistics.fmean(r.line["accuracy"] for r in mine) if mine else None,
+                "delta_vs_full": statistics.fmean(deltas) if deltas else None,
+            }
+        )
+    ovc = open_vs_choice(runs)
+    drops = [r["drop"] for r in ovc["models"] if r["drop"] is not None]
+    return {
+        "probes": rows,
+        "open_answer": {
+            "models": len(drops),
+            "mean_drop": statistics.fmean(drops) if drops else None,
+            "spearman_rho": ovc["spearman_rho"],
+        },
+    }
+
+
+def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
+    """Fig. 9 pooled over models: per episode the mean Baseline (Full) accuracy over the models (each model's
+    accuracy on the episode's asked items first), Spearman's rho over episodes and a least-squares fit."""
+    from scipy.stats import linregress
+
+    per_episode: dict[str, list[float]] = defaultdict(list)
+    lengths: dict[str, int] = {}
+    models = 0
+    for run in runs:
+        if run.workflow != "full" or not run.episodes:
+            continue
+        try:
+            tokens = _episode_tokens(run.episodes)
+        except (OSError, ValueError):
+            continue
+        models += 1
+        mine: dict[str, list[float]] = defaultdict(list)
+        for r in run.rows:
+            if r["status"] != OVERLENGTH and r["episode"] in tokens:
+                mine[r["episode"]].append(r["correct"])
+        for episode, values in mine.items():
+            per_episode[episode].append(statistics.fmean(values))
+            lengths[episode] = tokens[episode]
+    if not per_episode:
+        return None
+    xs = [lengths[e] for e in per_episode]
+    ys = [statistics.fmean(v) for v in per_episode.values()]
+    enough = len(xs) >= 3 and len(set(ys)) > 1 and len(set(xs)) > 1
+    rho, p = spearmanr(xs, ys) if enough else (float("nan"), float("nan"))
+    fit = linregress(xs, ys) if enough else None
+    return {
+        "models": models,
+        "episodes": len(xs),
+        "rho": None if math.isnan(rho) else float(rho),
+        "p": None if math.isnan(p) else float(p),
+        "slope": float(fit.slope) if fit else None,
+        "intercept": float(fit.intercept) if fit else None,
+        "points": [[x, y] for x, y in zip(xs, ys, strict=True)],
+    }
+
+
+def _proportional(strata: dict[Any, list[str]], size: int) -> dict[Any, int]:
+    """Largest-remainder allocation of ``size`` over strata in proportion to their sizes."""
+    total = sum(len(v) for v in strata.values())
+    exact = {k: size * len(v) / total for k, v in strata.items()}
+    quota = {k: min(int(x), len(strata[k])) for k, x in exact.items()}
+    for k in sorted(exact, key=lambda k: (exact[k] - int(exact[k]), str(k)), reverse=True):
+        if sum(quota.values()) >= size:
+            break
+        if quota[k] < len(strata[k]):
+            quota[k] += 1
+    return quota
+
+
+def table16(
+    runs: list[Run], tiers: dict[str, str] | None = None, draws: int = 1000, size: int = SUBSET_SIZE, seed: int = 0
+) -> dict[str, Any]:
+    """Table 16: B draws of ``size`` items in the natural capability x platform proportions of the logged items;
+    per draw each cell's accuracy on the drawn items. Reported: the best cell (the top non-diagnostic cell of each
+    draw) and each model's best cell, as the mean and the 2.5/97.5 percentiles across draws; the top cell (highest
+    mean); and, with ``tiers`` (model -> tier), the tier cohorts' means of their models' best cells. The
+    percentile interval across draws is computed directly (numpy) because it is a distribution of draws, not a
+    bootstrap of one sample."""
+    import numpy as np
+
+    deployable = [r for r in runs if not r.diagnostic]
+    if not deployable:
+        return {"draws": 0}
+    strata: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for run in deployable:
+        for r in run.rows:
+            strata[(str(r["capability"]), str(r["platform"]))].add(r["item"])
+    pools = {k: sorted(v) for k, v in strata.items()}
+    n_items = sum(len(v) for v in pools.values())
+    take = min(size, n_items)
+    quota = _proportional(pools, take)
+    rng = random.Random(seed)
+    scored = [
+        {r["item"]: r["correct"] for r in run.rows if r["status"] not in (OVERLENGTH, UNJUDGED)} for run in deployable
+    ]
+    per_cell = np.full((draws, len(deployable)), np.nan)
+    for b in range(draws):
+        drawn = [i for k, members in pools.items() for i in rng.sample(members, quota[k])]
+        for c, values in enumerate(scored):
+            got = [values[i] for i in drawn if i in values]
+            if got:
+                per_cell[b, c] = statistics.fmean(got)
+
+    def summary(values: Any) -> dict[str, Any]:
+        values = values[~np.isnan(values)]
+        if not len(values):
+            return {"mean": None, "ci95": None}
+        return {
+            "mean": float(values.mean()),
+            "ci95": [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))],
+        }
+
+    with np.errstate(all="ignore"):
+        best = np.nanmax(per_cell, axis=1)
+    means = np.nanmean(per_cell, axis=0)
+    top = int(np.nanargmax(means))
+    models = sorted({r.model for r in deployable})
+    per_model = {}
+    for model in models:
+        columns = [c for c, r in enumerate(deployable) if r.model == model]
+        with np.errstate(all="ignore"):
+            per_model[model] = summary(np.nanmax(per_cell[:, columns], axis=1))
+    cohorts: dict[str, Any] = {}
+    for tier in sorted(set((tiers or {}).values())):
+        members = [m for m in models if (tiers or {}).get(m) == tier and per_model[m]["mean"] is not None]
+        cohorts[tier] = {
+            "models": members,
+            "mean": statistics.fmean(per_model[m]["mean"] for m in members) if members else None,
+        }
+    return {
+        "draws": draws,
+        "items_per_draw": take,
+        "items_logged": n_items,
+        "strata": len(pools),
+        "best_cell": summary(best),
+        "top_cell": {"model": deployable[top].model, "setting": deployable[top].label, **summary(per_cell[:, top])},
+        "models": per_model,
+        "cohorts": cohorts,
+    }
+
+
+def _episode_dates(path: str) -> dict[str, Any]:
+    from .task import load_episodes
+
+    return {eid: thread.root.created for eid, thread in load_episodes(path).items()}
+
+
+def table20(
+    runs: list[Run], cutoffs: dict[str, str] | None = None, tiers: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Table 20, the contamination probe: per model, its Baseline (Full) accuracy on episodes dated (root post)
+    before vs after its knowledge cutoff, and the gap (after - before). The cutoff is the user's (``cutoffs``:
+    model -> YYYY-MM-DD) or inspect's model data (``knowledge_cutoff_date``); a model with neither is listed as
+    unknown, never guessed."""
+    from datetime import date
+
+    from inspect_ai.model import get_model_info
+
+    out = []
+    for run in runs:
+        if run.workflow != "full" or not run.episodes:
+            continue
+        given = (cutoffs or {}).get(run.model)
+        source = "given"
+        cutoff: date | None = date.fromisoformat(given) if given else None
+        if cutoff is None:
+            try:
+                info = get_model_info(run.model)
+            except Exception:  # an unknown provider: no model data
+                info = None
+            cutoff = getattr(info, "knowledge_cutoff_date", None)
+            source = "inspect model data"
+        row: dict[str, Any] = {"model": run.model, "tier": (tiers or {}).get(run.model), "cutoff": None, "source": None}
+        if cutoff is None:
+            out.append({**row, "before": None, "after": None, "gap": None})
+            continue
+        try:
+            dates = _episode_dates(run.episodes)
+        except (OSError, ValueError):
+            continue
+        before = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() <= cutoff]
+        after = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() > cutoff]
+        b, a = group_line(before), group_line(after)
+        gap = a["accuracy"] - b["accuracy"] if a["accuracy"] is not None and b["accuracy"] is not None else None
+        out.append({**row, "cutoff": cutoff.isoformat(), "source": source, "before": b, "after": a, "gap": gap})
+    return out
+
+
+def analyses(
+    logs: list[str], tiers: dict[str, str] | None = None, cutoffs: dict[str, str] | None = None
+) -> dict[str, Any]:
     runs = load_runs(logs)
     cells = grid(runs)
     return {
@@ -480,7 +686,17 @@ def analyses(logs: list[str]) -> dict[str, Any]:
         "subset150": stratified_subset(runs),
         "table3": table3(runs),
         "table13": table13(runs),
+        "table16": table16(runs, tiers),
+        "table19": table19(runs),
+        "table20": table20(runs, cutoffs, tiers),
+        "length_pooled": length_pooled(runs),
     }
+
+
+def _est(value: dict[str, Any]) -> str:
+    if value.get("mean") is None:
+        return "-"
+    return f"{_pct(value['mean'])} [{_pct(value['ci95'][0])}, {_pct(value['ci95'][1])}]"
 
 
 def _delta(d: dict[str, Any] | None) -> str:
@@ -489,11 +705,36 @@ def _delta(d: dict[str, Any] | None) -> str:
     return f"{100 * d['delta']:+.1f} [{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}]"
 
 
-def report(logs: list[str], console: Console, as_json: bool = False) -> None:
+def load_mapping(path: str | None, what: str) -> dict[str, str] | None:
+    """A JSON object file ``{"model": "value"}`` (tiers, knowledge cutoffs); None without a path."""
+    if not path:
+        return None
+    from pathlib import Path
+
+    from ...core.errors import InputError
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(path, f"{what}: not a readable JSON object ({exc})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise InputError(path, f'{what}: expected a JSON object {{"model": "value", ...}} with string values')
+    return {str(k): v for k, v in data.items()}
+
+
+def report(
+    logs: list[str], console: Console, as_json: bool = False, tiers: str | None = None, cutoffs: str | None = None
+) -> None:
     """The grid of settings x models (Table 14 / Fig. 4) with CIs and the paired change against Full, setting
-    families, reasoning lifts (Table 17), per capability and per paper platform, and episode length vs accuracy
-    (Fig. 9), from any number of LongSocialBench logs."""
-    data = analyses(logs)
+    families, reasoning lifts (Table 17), per capability and per paper platform, Tables 3, 13, 16, 19 and 20, and
+    episode length vs accuracy (Fig. 9), from any number of LongSocialBench logs.
+
+    Args:
+        tiers: JSON file mapping each model to its tier (Table 16 cohort means, Table 20 by tier).
+        cutoffs: JSON file mapping models to knowledge-cutoff dates (YYYY-MM-DD) for Table 20; models not listed
+            use inspect's model data.
+    """
+    data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
     if as_json:
         console.file.write(json.dumps(data, ensure_ascii=False) + "\n")
         return
@@ -565,6 +806,62 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         best = "-" if r["best"] is None else f"{_pct(r['best'])} ({r['best_setting']})"
         t13.add_row(r["model"], _pct(r["Full"]), _pct(r["CoT"]), _pct(r["LLM-r"]), best, _pct(r["c_mac"]))
     console.print(t13)
+    t16 = data["table16"]
+    if t16.get("draws"):
+        console.print(
+            f"Table 16: {t16['draws']} draws of {t16['items_per_draw']} items (of {t16['items_logged']} logged) in the "
+            f"capability x platform proportions ({t16['strata']} strata); mean [2.5, 97.5 percentiles] across draws: "
+            f"best cell {_est(t16['best_cell'])}; top cell {t16['top_cell']['model']} / {t16['top_cell']['setting']} "
+            f"{_est(t16['top_cell'])}; per model (its best cell): "
+            + "; ".join(f"{m} {_est(v)}" for m, v in t16["models"].items())
+            + (
+                "; cohorts: "
+                + "; ".join(f"{t} {_pct(c['mean'])} ({len(c['models'])} models)" for t, c in t16["cohorts"].items())
+                if t16["cohorts"]
+                else ""
+            )
+        )
+    probes = Table(title="Table 19: shortcut probes, mean accuracy % across models; Δ = mean paired change vs Full")
+    for col in ("Probe", "Models", "Mean %", "Δ Full (pts)"):
+        probes.add_column(col, justify="left" if col == "Probe" else "right")
+    for row in data["table19"]["probes"]:
+        delta = "-" if row["delta_vs_full"] is None else f"{100 * row['delta_vs_full']:+.1f}"
+        probes.add_row(row["probe"], str(row["models"]), _pct(row["mean"]), delta)
+    oa = data["table19"]["open_answer"]
+    rho = "-" if oa["spearman_rho"] is None else f"rho {oa['spearman_rho']:+.2f}"
+    probes.add_row(
+        "open answer (paired drop vs MC; model ranking)",
+        str(oa["models"]),
+        "-",
+        ("-" if oa["mean_drop"] is None else f"{-100 * oa['mean_drop']:+.1f}") + f"; {rho}",
+    )
+    console.print(probes)
+    if data["table20"]:
+        t20 = Table(title="Table 20: Baseline accuracy % on episodes before / after each model's knowledge cutoff")
+        for col in ("Model", "Tier", "Cutoff", "Before", "After", "Gap (pts)"):
+            t20.add_column(col, justify="left" if col in ("Model", "Tier", "Cutoff") else "right")
+        for r in data["table20"]:
+            if r["cutoff"] is None:
+                t20.add_row(r["model"], r["tier"] or "-", "unknown (pass -R cutoffs=FILE)", "-", "-", "-")
+                continue
+            gap = "-" if r["gap"] is None else f"{100 * r['gap']:+.1f}"
+            t20.add_row(
+                r["model"],
+                r["tier"] or "-",
+                f"{r['cutoff']} ({r['source']})",
+                f"{_pct(r['before']['accuracy'])} (n={r['before']['asked']})",
+                f"{_pct(r['after']['accuracy'])} (n={r['after']['asked']})",
+                gap,
+            )
+        console.print(t20)
+    pooled = data["length_pooled"]
+    if pooled:
+        rho_text = "-" if pooled["rho"] is None else f"{pooled['rho']:+.2f} (p = {pooled['p']:.3f})"
+        slope = "-" if pooled["slope"] is None else f"{100 * 1000 * pooled['slope']:+.2f} pts per 1,000 tokens"
+        console.print(
+            f"Fig. 9 pooled over {pooled['models']} models (mean Baseline accuracy per episode, {pooled['episodes']} "
+            f"episodes): Spearman's rho {rho_text}; least-squares slope {slope}."
+        )
     lengths = Table(title="Episode length vs accuracy (Fig. 9): Spearman's rho over episodes")
     for col in ("Run", "Episodes", "rho", "p"):
         lengths.add_column(col, justify="left" if col == "Run" else "right")
