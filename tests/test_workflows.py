@@ -608,3 +608,17 @@ def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
     pooled = length_pooled([right_old, all_right])
     assert pooled is not None and pooled["models"] == 2 and pooled["episodes"] == 2
     assert sorted(y for _, y in pooled["points"]) == [0.5, 1.0]
+
+
+def test_recall_summary_by_hand() -> None:
+    from socialbench.benchmarks.longsocial.recall import recall_summary
+
+    rows = [
+        {"setting": "bm25-k20", "embedder": None, "recalls": [0.5, 1.0, 0.0]},
+        {"setting": "bm25-k50", "embedder": None, "recalls": [0.8, 1.0, 0.5]},
+        {"setting": "e5-k50", "embedder": "m", "recalls": [1.0, 0.5, 0.5]},
+        {"setting": "struct-branches", "embedder": None, "recalls": [1.0, 1.0, 1.0]},  # not a retriever row
+    ]
+    summary = recall_summary(rows)
+    assert summary["items"] == 3 and summary["best_ge_75"] == pytest.approx(2 / 3)
+    assert summary["full_at_largest"] == pytest.approx(2 / 3) and summary["embedders"] == ["m"]
