@@ -382,8 +382,8 @@ def _recall_note(rows: list[dict[str, Any]]) -> str:
         return ""
     full = summary["full_at_largest"]
     return (
-        f"Over the {summary['items']} logged items with evidence, {100 * summary['best_ge_75']:.1f}% reach ≥ 75% recall "
-        f"in the best of the retrievers and {'-' if full is None else f'{100 * full:.1f}'}% are fully covered at "
+        f"Over the {summary['items']} logged items with evidence, {100 * summary['best_ge_75']:.1f}% reach ≥ 75% "
+        f"recall in the best of the retrievers and {'-' if full is None else f'{100 * full:.1f}'}% are fully covered at "
         f"k = 50 (dense: {', '.join(summary['embedders']) or 'none'}; the paper, with E5: 8.8% and 3.5%, Table 18)."
     )
 
