@@ -380,11 +380,11 @@ def _recall_note(rows: list[dict[str, Any]]) -> str:
     summary = recall_summary(rows)
     if not summary["items"]:
         return ""
-    full = summary["full_at_largest"]
+    full = "-" if summary["full_at_largest"] is None else f"{100 * summary['full_at_largest']:.1f}"
     return (
         f"Over the {summary['items']} logged items with evidence, {100 * summary['best_ge_75']:.1f}% reach ≥ 75% "
-        f"recall in the best of the retrievers and {'-' if full is None else f'{100 * full:.1f}'}% are fully covered at "
-        f"k = 50 (dense: {', '.join(summary['embedders']) or 'none'}; the paper, with E5: 8.8% and 3.5%, Table 18)."
+        f"recall in the best of the retrievers and {full}% are fully covered at k = 50 "
+        f"(dense: {', '.join(summary['embedders']) or 'none'}; the paper, with E5: 8.8% and 3.5%, Table 18)."
     )
 
 
