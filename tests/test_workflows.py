@@ -26,7 +26,9 @@ PAPER_SETTINGS = 29
 
 
 def test_all_29_settings_are_registered_with_their_family_and_reference() -> None:
-    assert len(WORKFLOWS) == PAPER_SETTINGS
+    assert sum(w.grid for w in WORKFLOWS.values()) == PAPER_SETTINGS
+    extras = {w.name for w in WORKFLOWS.values() if not w.grid}  # Table 21's component oracle
+    assert extras == {"gold-labels", "gold-scope-labels", "enumerate-label-aggregate"}
     assert sum(not w.diagnostic for w in WORKFLOWS.values()) == 22  # deployable: Full .. structure-aware
     for w in WORKFLOWS.values():
         assert w.title and w.family and w.reference.startswith("Table")
@@ -55,9 +57,9 @@ def recording_model(answer: str = "Answer: A", calls: list[str] | None = None) -
     return get_model("mockllm/model", custom_outputs=respond, memoize=False)
 
 
-def run(workflow: str, tmp_path: Path, calls: list[str] | None = None, **args: Any) -> EvalLog:
+def run(workflow: str, tmp_path: Path, calls: list[str] | None = None, n: int = 2, **args: Any) -> EvalLog:
     (log,) = eval(
-        longsocial(items=items_of(tmp_path), workflow=workflow, **args),
+        longsocial(items=items_of(tmp_path, n=n), workflow=workflow, **args),
         model=recording_model(calls=calls),
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -68,13 +70,14 @@ def run(workflow: str, tmp_path: Path, calls: list[str] | None = None, **args: A
 
 @pytest.mark.parametrize("workflow", list(WORKFLOWS))
 def test_every_setting_runs_and_its_log_records_the_setting(workflow: str, tmp_path: Path) -> None:
-    log = run(workflow, tmp_path)
+    labelled = "gold-labels" in WORKFLOWS[workflow].needs  # Table 21's oracle: the one labelled item of the episode
+    log = run(workflow, tmp_path, n=4, missing_oracle="skip") if labelled else run(workflow, tmp_path)
     meta = log.eval.metadata or {}
     flow = WORKFLOWS[workflow]
     assert meta["workflow"] == workflow and meta["workflow_params"] == flow.params
     assert meta["workflow_family"] == flow.family and meta["diagnostic"] == flow.diagnostic
     samples = log.samples or []
-    assert len(samples) == 2
+    assert len(samples) == (1 if labelled else 2)  # of the episode's four items one carries labels
     for sample in samples:
         score = next(iter((sample.scores or {}).values()))
         assert score.metadata["status"] == "answered", (workflow, score.metadata)  # type: ignore[index]
@@ -187,9 +190,11 @@ def test_an_item_without_a_scope_is_an_error_for_gold_scope_or_skipped_and_count
     path.write_text("\n".join(json.dumps(r) for r in [rows[0], bare]))
     with pytest.raises(InputError, match=r"bare-item.*neither a scope nor evidence"):
         longsocial(items=str(path), workflow="gold-scope")
-    task = longsocial(items=str(path), workflow="gold-scope", missing_scope="skip")
+    task = longsocial(items=str(path), workflow="gold-scope", missing_oracle="skip")
     assert [s.metadata["item_id"] for s in task.dataset] == [rows[0]["id"]]  # type: ignore[index]
-    assert (task.metadata or {})["skipped_without_scope"] == ["bare-item"]
+    assert (task.metadata or {})["skipped_without_oracle"] == ["bare-item"]
+    with pytest.raises(InputError, match=r"no gold per-post labels"):
+        longsocial(items=str(path), workflow="gold-labels")
     assert len(list(longsocial(items=str(path), workflow="full").dataset)) == 2  # other settings need no scope
     with pytest.raises(ValueError, match="unknown capabilities C9"):
         longsocial(capabilities="C9")
@@ -478,7 +483,7 @@ def _scripted_model(decide: Any) -> Any:
 
 def _evaluate(workflow: str, items: str, model: Any, tmp_path: Path) -> EvalLog:
     (log,) = eval(
-        longsocial(items=items, workflow=workflow),
+        longsocial(items=items, workflow=workflow, missing_oracle="skip"),
         model=model,
         model_roles={"grader": model},
         log_dir=str(tmp_path / "logs"),
@@ -506,8 +511,9 @@ def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, tmp_path: 
         (letter,) = [letter for letter, text in options if _plain(text) in golds]
         return f"Final answer: {letter}"
 
+    expected = len(longsocial(items=items, workflow=workflow, missing_oracle="skip").dataset)
     metrics = _metrics(_evaluate(workflow, items, _scripted_model(oracle), tmp_path))
-    assert metrics["accuracy"] == 1.0 and metrics["asked_items"] == 4 and metrics["unparsed"] == 0
+    assert metrics["accuracy"] == 1.0 and metrics["asked_items"] == expected > 0 and metrics["unparsed"] == 0
 
 
 @pytest.mark.parametrize("workflow", ["full", "cot", "bm25-k20", "rag-bm25-k20-a1", "struct-branches", "shuffled"])
@@ -622,3 +628,48 @@ def test_recall_summary_by_hand() -> None:
     summary = recall_summary(rows)
     assert summary["items"] == 3 and summary["best_ge_75"] == pytest.approx(2 / 3)
     assert summary["full_at_largest"] == pytest.approx(2 / 3) and summary["embedders"] == ["m"]
+
+
+def test_the_component_oracle_shows_gold_labels_and_the_pipeline_labels_first(tmp_path: Path) -> None:
+    """Table 21: gold per-post labels under their posts; the structured pipeline labels the scope first (one call)
+    and answers with its own labels shown."""
+    items, _ = _items(tmp_path)
+    log = _evaluate("gold-scope-labels", items, _scripted_model(lambda prompt: "Answer: A"), tmp_path)
+    (sample,) = log.samples or []  # se3589-C3-01 carries labels; the others are skipped and listed
+    assert (log.eval.metadata or {})["skipped_without_oracle"]
+    prompt = sample.messages[0].text
+    assert "(gold label: backs the nominee)" in prompt and "(gold label: side exchange" in prompt
+    calls: list[str] = []
+
+    def labeller(prompt: str) -> str:
+        calls.append(prompt)
+        return "Answer: A"
+
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        text = input[-1].text
+        if "For each post listed below" in text:
+            calls.append(text)
+            return ModelOutput.from_content(
+                model="mockllm/model", content="c16: supports\nc999: invented\nc18: asks why CW"
+            )
+        return ModelOutput.from_content(model="mockllm/model", content=labeller(text))
+
+    log = _evaluate("enumerate-label-aggregate", items, get_model("mockllm/model", custom_outputs=respond), tmp_path)
+    first = next(x for x in log.samples or [] if x.metadata["item_id"] == "se3589-C3-01")  # scope: c15's replies
+    context = first.metadata["workflow_context"]
+    assert context["labels"]["c16"] == "supports" and "c999" not in context["labels"]
+    assert "(your label: supports)" in first.messages[0].text
+    assert any("For each post listed below" in c for c in calls)
+
+
+def test_table_21_by_hand() -> None:
+    from socialbench.benchmarks.longsocial.report import Run, table21
+
+    def rows(values: list[float]) -> list[dict[str, Any]]:
+        return [{"item": f"i{n}", "capability": "C3", "correct": v, "status": "answered"} for n, v in enumerate(values)]
+
+    full = Run("f", "m", "full", "Full-context", False, None, rows([0, 0, 1, 1]))
+    labels = Run("l", "m", "gold-scope-labels", "Component oracle", True, None, rows([1, 1]))  # labelled items only
+    (row,) = table21([full, labels])
+    assert row["component"] == "gold scope + gold labels" and row["accuracy"] == 1.0 and row["asked"] == 2
+    assert row["delta_vs_full"]["delta"] == 1.0 and row["delta_vs_full"]["n"] == 2  # paired on the labelled items

@@ -310,6 +310,19 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             ],
         )
     )
+    if data["table21"]:
+        summary_tables.append(
+            Table(
+                "longsocial-table21",
+                "Table 21: component oracle, accuracy % [95% CI] and paired change vs Full (pts); the label settings "
+                "run only on items with gold per-post labels",
+                ["model", "component", "accuracy %", "asked", "Δ Full (pts)"],
+                [
+                    [r["model"], r["component"], _pct_estimate(r), r["asked"], _delta_estimate(r["delta_vs_full"])]
+                    for r in data["table21"]
+                ],
+            )
+        )
     t16 = data["table16"]
     if t16.get("draws"):
         summary_tables.append(
@@ -343,7 +356,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 ],
             )
         )
-    sections.append(Section("Tables 3, 13, 16, 19 and 20", summary_tables))
+    sections.append(Section("Tables 3, 13, 16, 19, 20 and 21", summary_tables))
 
     if compare_paper:
         printed: list[list[Any]] = [

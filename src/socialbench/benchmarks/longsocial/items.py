@@ -89,6 +89,8 @@ class Item(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     criterion: str | None = None
     form: str | None = None
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Gold per-post labels (post id -> what the post does for the question), for the component oracle (Table 21)."""
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("options", mode="before")
@@ -155,7 +157,7 @@ def check_items(items: Iterable[Item], episodes: Mapping[str, Thread], path: str
         if thread is None:
             raise InputError(path, f"episode {item.episode_id!r} not found", record=item.id)
         by_short = {short: node for node, short in short_ids(thread).items()}
-        refs = [*item.evidence, *(item.scope.referenced() if item.scope else [])]
+        refs = [*item.evidence, *(item.scope.referenced() if item.scope else []), *item.labels]
         missing = sorted({r for r in refs if r not in by_short})
         if missing:
             raise InputError(path, f"nodes {', '.join(missing)} do not exist in {item.episode_id}", record=item.id)

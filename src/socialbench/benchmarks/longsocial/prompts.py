@@ -117,3 +117,12 @@ def open_prompt(discussion: str, stem: str) -> str:
     """Table 12 diagnostic "open answer": no options; a short free-text answer, judged against the gold option."""
     intro = "You will read a complete online discussion, including its reply structure, and then answer a question about it."
     return f"{intro}\n\n{discussion}\nQuestion: {stem}\n\nAnswer the question in one or two sentences.\nAnswer:"
+
+
+def label_posts_prompt(discussion: str, stem: str, ids: Sequence[str]) -> str:
+    """Table 21's structured pipeline, step 1: label each post of the scope for the question (no answer yet)."""
+    return (
+        f"{INTRO_SELECTED}\n\n{discussion}\nQuestion: {stem}\n\n"
+        "Do not answer the question yet. For each post listed below, write one line of the form "
+        '"cN: <what this post does that matters for the question>", in this order:\n' + ", ".join(ids) + "\n"
+    )

@@ -465,6 +465,34 @@ def stratified_subset(runs: list[Run], size: int = SUBSET_SIZE, seed: int = 0) -
     return out
 
 
+TABLE21 = {
+    "gold-scope": "gold scope",
+    "gold-labels": "gold per-post labels",
+    "gold-scope-labels": "gold scope + gold labels",
+    "enumerate-label-aggregate": "enumerate, label, aggregate (model-written labels)",
+}
+
+
+def table21(runs: list[Run]) -> list[dict[str, Any]]:
+    """Table 21, the component oracle: per model and component setting, accuracy and the paired change against
+    Full. The label settings run only on items with gold per-post labels, so ``items`` says how many."""
+    full = {r.model: r for r in runs if r.workflow == "full"}
+    out = []
+    for run in runs:
+        if run.workflow not in TABLE21:
+            continue
+        out.append(
+            {
+                "model": run.model,
+                "component": TABLE21[run.workflow],
+                "setting": run.label,
+                **run.line,
+                "delta_vs_full": _paired(run, full[run.model]) if run.model in full else None,
+            }
+        )
+    return out
+
+
 PROBES = ("option-only", "question-only", "title-only", "shuffled")
 
 
@@ -688,6 +716,7 @@ def analyses(
         "table13": table13(runs),
         "table16": table16(runs, tiers),
         "table19": table19(runs),
+        "table21": table21(runs),
         "table20": table20(runs, cutoffs, tiers),
         "length_pooled": length_pooled(runs),
     }
@@ -836,6 +865,13 @@ def report(
         ("-" if oa["mean_drop"] is None else f"{-100 * oa['mean_drop']:+.1f}") + f"; {rho}",
     )
     console.print(probes)
+    if data["table21"]:
+        t21 = Table(title="Table 21: component oracle, accuracy % (asked); Δ = paired change vs Full (pts)")
+        for col in ("Model", "Component", "Accuracy %", "Asked", "Δ Full"):
+            t21.add_column(col, justify="left" if col in ("Model", "Component") else "right")
+        for r in data["table21"]:
+            t21.add_row(r["model"], r["component"], _pct(r["accuracy"]), str(r["asked"]), _delta(r["delta_vs_full"]))
+        console.print(t21)
     if data["table20"]:
         t20 = Table(title="Table 20: Baseline accuracy % on episodes before / after each model's knowledge cutoff")
         for col in ("Model", "Tier", "Cutoff", "Before", "After", "Gap (pts)"):

@@ -85,6 +85,7 @@ def record_to_sample(item: Item, seed: int | None = 0) -> Sample:
             "options": options,
             "scope": item.scope.model_dump() if item.scope else None,
             "evidence": item.evidence,
+            "labels": item.labels,
         },
     )
 
@@ -228,7 +229,7 @@ def longsocial(
     max_context: int | None = None,
     max_tokens: int | None = None,
     embedder: str = "minilm",
-    missing_scope: Literal["error", "skip"] = "error",
+    missing_oracle: Literal["error", "skip"] = "error",
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -248,8 +249,9 @@ def longsocial(
             letter, 1024 for reasoning settings).
         embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
             offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.
-        missing_scope: gold-scope settings: an item whose scope cannot be built (no scope, no evidence) is an
-            ``error`` (default), or ``skip`` it (counted in the log); it is never shown the full discussion.
+        missing_oracle: oracle settings: an item without what the setting needs (a scope that can be built; gold
+            per-post labels for the component oracle) is an ``error`` (default), or ``skip`` it (listed in the
+            log); it is never shown the full discussion instead.
     """
     flow = get_workflow(workflow)
     if answer_mode == "logprobs" and flow.reasoning:
@@ -261,25 +263,23 @@ def longsocial(
         if unknown := sorted(wanted - set(CAPABILITIES)):
             raise ValueError(f"unknown capabilities {', '.join(unknown)}; choose from {', '.join(CAPABILITIES)}")
         loaded = [i for i in loaded if i.capability in wanted]
-    without_scope: list[str] = []
-    if "gold-scope" in flow.needs:
-        for item in list(loaded):
+    without_oracle: list[str] = []
+    for item in list(loaded):
+        problem = None
+        if "gold-scope" in flow.needs:
             try:
-                gold_scope_posts(
-                    threads[item.episode_id],
-                    item.stem,
-                    item.scope.model_dump() if item.scope else None,
-                    item.evidence,
-                )
+                scope = item.scope.model_dump() if item.scope else None
+                gold_scope_posts(threads[item.episode_id], item.stem, scope, item.evidence)
             except ScopeError as exc:
-                if missing_scope == "error":
-                    raise InputError(
-                        items_path,
-                        f"{exc} (setting {workflow}; -T missing_scope=skip skips such items)",
-                        record=item.id,
-                    ) from None
-                without_scope.append(item.id)
-                loaded.remove(item)
+                problem = str(exc)
+        if "gold-labels" in flow.needs and not item.labels:
+            problem = "the item has no gold per-post labels (`labels`) for the component oracle"
+        if problem:
+            if missing_oracle == "error":
+                hint = f"(setting {workflow}; -T missing_oracle=skip skips such items)"
+                raise InputError(items_path, f"{problem} {hint}", record=item.id)
+            without_oracle.append(item.id)
+            loaded.remove(item)
     # Items of one episode run back to back so the episode prefix is computed once (KV / prompt caches).
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
@@ -304,7 +304,7 @@ def longsocial(
             "workflow_needs": sorted(flow.needs),
             "diagnostic": flow.diagnostic,
             "embedder": embedder_name,
-            "skipped_without_scope": without_scope,
+            "skipped_without_oracle": without_oracle,
             "answer_mode": answer_mode,
             "seed": seed,
             "items": str(items_path),

@@ -72,6 +72,8 @@ class Workflow:
     max_tokens: int = 32
     """Default generation budget of the answer call."""
     intro: str = prompts.INTRO_SELECTED
+    grid: bool = True
+    """One of the paper's 29 settings (Table 12); False for the component-oracle extras of Table 21."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -497,6 +499,91 @@ def gold_scope_posts(
     return keep, info
 
 
+def with_labels(discussion: str, labels: Mapping[str, str], caption: str = "gold label") -> str:
+    """The rendered discussion with a label line under the header of each labelled post (``[cN] ...``)."""
+
+    def add(match: re.Match[str]) -> str:
+        label = labels.get(match.group(1))
+        return match.group(0) if label is None else f"{match.group(0)}\n({caption}: {label})"
+
+    return re.sub(r"^\[(c\d+)\][^\n]*$", add, discussion, flags=re.M)
+
+
+class ComponentOracle(Workflow):
+    """Table 21, the component oracle: which missing component limits the models. Gold per-post labels (the
+    item's ``labels``) under their posts, over the full discussion or over the gold scope."""
+
+    family = "Component oracle"
+    reference = "Table 21, component oracle"
+    diagnostic = True
+    grid = False
+
+    def __init__(self, scope: bool) -> None:
+        self.scope = scope
+        self.name = "gold-scope-labels" if scope else "gold-labels"
+        self.title = "Gold scope + gold per-post labels" if scope else "Full discussion + gold per-post labels"
+        self.needs = frozenset({"gold-labels", "gold-scope"} if scope else {"gold-labels"})
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"posts": "gold scope" if self.scope else "all", "labels": "gold, under each labelled post"}
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        if not self.scope:
+            return await super().select(thread, question, env)
+        keep, info = gold_scope_posts(
+            thread, question.stem, question.metadata.get("scope"), question.metadata.get("evidence") or []
+        )
+        labelled = {node_id for node_id, short in short_ids(thread).items() if short in question.metadata["labels"]}
+        return Selection([n for n in thread.traverse("thread") if n.id in keep | labelled], info)
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        discussion = with_labels(render_thread(thread, nodes=list(nodes)), question.metadata["labels"])
+        return prompts.choice_prompt(self.intro, discussion, question.stem, question.options, "")
+
+
+class EnumerateLabelAggregate(Workflow):
+    """Table 21's structured pipeline: over the gold scope, the model first labels each post (one line per post:
+    what it does for the question), then answers from the posts with its own labels under them."""
+
+    name = "enumerate-label-aggregate"
+    title = "Enumerate the scope, label each post, then aggregate"
+    family = "Component oracle"
+    reference = "Table 21, structured enumerate-label-aggregate pipeline"
+    needs = frozenset({"gold-scope", "model-calls"})
+    diagnostic = True
+    grid = False
+    LABEL_TOKENS = 48
+    """Budget per post of the labelling call (+ 64)."""
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {"posts": "gold scope", "labels": "model-written, one call", "label_tokens_per_post": self.LABEL_TOKENS}
+
+    async def select(self, thread: Thread, question: Question, env: Env) -> Selection:
+        keep, info = gold_scope_posts(
+            thread, question.stem, question.metadata.get("scope"), question.metadata.get("evidence") or []
+        )
+        return Selection([n for n in thread.traverse("thread") if n.id in keep], info)
+
+    async def annotate(self, thread: Thread, nodes: Sequence[Node], question: Question, env: Env) -> dict[str, Any]:
+        ids = short_ids(thread)
+        shown = [ids[n.id] for n in nodes]
+        text = prompts.label_posts_prompt(render_thread(thread, nodes=list(nodes)), question.stem, shown)
+        budget = self.LABEL_TOKENS * max(1, len(shown)) + 64
+        output = await env.model.generate(text, config=GenerateConfig(max_tokens=budget))
+        labels: dict[str, str] = {}
+        for line in output.completion.splitlines():
+            match = re.match(r"^\W*(c\d+)\W*[:\-–]\s*(.+)$", line.strip())
+            if match and match.group(1) in shown and match.group(1) not in labels:
+                labels[match.group(1)] = match.group(2).strip()
+        return {"labels": labels, "unlabelled": [s for s in shown if s not in labels], "labels_budget": budget}
+
+    def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
+        discussion = with_labels(render_thread(thread, nodes=list(nodes)), context.get("labels") or {}, "your label")
+        return prompts.choice_prompt(self.intro, discussion, question.stem, question.options, "")
+
+
 class Probe(Workflow):
     """A shortcut probe (diagnostic): what can be answered without the evidence the item is about."""
 
@@ -620,5 +707,8 @@ for _workflow in [
     TitleOnly(),
     Shuffled(),
     OpenAnswer(),
+    ComponentOracle(scope=False),
+    ComponentOracle(scope=True),
+    EnumerateLabelAggregate(),
 ]:
     register(_workflow)
