@@ -850,21 +850,23 @@ def report(
                 else ""
             )
         )
-    probes = Table(title="Table 19: shortcut probes, mean accuracy % across models; Δ = mean paired change vs Full")
-    for col in ("Probe", "Models", "Mean %", "Δ Full (pts)"):
-        probes.add_column(col, justify="left" if col == "Probe" else "right")
-    for row in data["table19"]["probes"]:
-        delta = "-" if row["delta_vs_full"] is None else f"{100 * row['delta_vs_full']:+.1f}"
-        probes.add_row(row["probe"], str(row["models"]), _pct(row["mean"]), delta)
-    oa = data["table19"]["open_answer"]
-    rho = "-" if oa["spearman_rho"] is None else f"rho {oa['spearman_rho']:+.2f}"
-    probes.add_row(
-        "open answer (paired drop vs MC; model ranking)",
-        str(oa["models"]),
-        "-",
-        ("-" if oa["mean_drop"] is None else f"{-100 * oa['mean_drop']:+.1f}") + f"; {rho}",
-    )
-    console.print(probes)
+    t19 = data["table19"]
+    if any(r["models"] for r in t19["probes"]) or t19["open_answer"]["models"]:
+        probes = Table(title="Table 19: shortcut probes, mean accuracy % across models; Δ = mean paired change vs Full")
+        for col in ("Probe", "Models", "Mean %", "Δ Full (pts)"):
+            probes.add_column(col, justify="left" if col == "Probe" else "right")
+        for row in data["table19"]["probes"]:
+            delta = "-" if row["delta_vs_full"] is None else f"{100 * row['delta_vs_full']:+.1f}"
+            probes.add_row(row["probe"], str(row["models"]), _pct(row["mean"]), delta)
+        oa = data["table19"]["open_answer"]
+        rho = "-" if oa["spearman_rho"] is None else f"rho {oa['spearman_rho']:+.2f}"
+        probes.add_row(
+            "open answer (paired drop vs MC; model ranking)",
+            str(oa["models"]),
+            "-",
+            ("-" if oa["mean_drop"] is None else f"{-100 * oa['mean_drop']:+.1f}") + f"; {rho}",
+        )
+        console.print(probes)
     if data["table21"]:
         t21 = Table(title="Table 21: component oracle, accuracy % (asked); Δ = paired change vs Full (pts)")
         for col in ("Model", "Component", "Accuracy %", "Asked", "Δ Full"):
