@@ -31,6 +31,7 @@ from .conversations.sources import (
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
+from .core.jsonl import protecting
 
 if TYPE_CHECKING:
     from .shared.benchmark import Parameter
@@ -122,6 +123,40 @@ def import_cmd(
     partitions: int | None,
 ) -> None:
     """Import PATH... in FORMAT into a canonical episodes file."""
+    inputs = [*paths, *morechildren]
+    _refuse_writing_over(output, inputs, folder=bool(partitions))  # before anything is read
+    with protecting(inputs):
+        _import(fmt, paths, output, morechildren, all_expanded, subreddit, thread_ids, skip_bad, engine, spark_master,
+                select, partitions)  # fmt: skip
+
+
+def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = False) -> None:
+    """One line, exit 2, when the output is one of the inputs (by resolved path or inode), or, for an output
+    folder that is replaced whole, when it holds an input."""
+    from .core.jsonl import input_files, refuse_input
+
+    refuse_input(output, inputs)
+    if folder:
+        target = Path(output).resolve()
+        for f in input_files(inputs):
+            if target in f.resolve().parents:
+                raise InputError(output, f"holds the input {f}: the output folder is replaced whole, refusing")
+
+
+def _import(
+    fmt: str,
+    paths: tuple[str, ...],
+    output: str,
+    morechildren: tuple[str, ...],
+    all_expanded: bool,
+    subreddit: tuple[str, ...],
+    thread_ids: tuple[str, ...],
+    skip_bad: bool,
+    engine: str,
+    spark_master: str | None,
+    select: tuple[str, ...],
+    partitions: int | None,
+) -> None:
     selection = _selection(select) if select else None
     if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
         raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
@@ -477,7 +512,26 @@ def report(
     for fixed in _REPORT_FIXED:
         if fixed in options:
             raise ValueError(f"-R {fixed}: set by the command itself")
-    paths = latest_runs(log_paths(logs))
+    every_log = log_paths(logs)
+    for written in (html_path, figures_dir, tables_dir):  # before any log is read
+        if written:
+            _refuse_writing_over(written, every_log)
+    paths = latest_runs(every_log)
+    with protecting(every_log):
+        _report(bench, benchmark, paths, as_json, options, html_path, figures_dir, tables_dir, compare_paper)
+
+
+def _report(
+    bench: Any,
+    benchmark: str,
+    paths: list[str],
+    as_json: bool,
+    options: dict[str, Any],
+    html_path: str | None,
+    figures_dir: str | None,
+    tables_dir: str | None,
+    compare_paper: bool,
+) -> None:
     bench.report(paths, out, as_json=as_json, **options)
     if html_path or figures_dir or tables_dir:
         from .shared import reporting

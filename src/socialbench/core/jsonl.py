@@ -14,6 +14,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any, TypeVar, cast
 
@@ -117,14 +118,75 @@ def read_models(path: str | Path, model: type[M], what: str = "file", id_field: 
             raise InputError.from_validation(path, exc, line=lineno, record=record) from None
 
 
+_INPUTS: ContextVar[tuple[frozenset[Path], frozenset[tuple[int, int]]]] = ContextVar(
+    "socialbench_inputs", default=(frozenset(), frozenset())
+)
+"""The files the running command reads (resolved paths and (device, inode) pairs): never written over."""
+
+
+def input_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files a command reads: each path that is a file, and every file under each folder."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += [f for f in p.rglob("*") if f.is_file()]
+        elif p.exists():
+            out.append(p)
+    return out
+
+
+def _identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
+    resolved = path.resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        return resolved, None
+    return resolved, (stat.st_dev, stat.st_ino)
+
+
+@contextmanager
+def protecting(paths: Iterable[str | Path]) -> Iterator[None]:
+    """While the block runs, no `atomic_writer` may write to one of these inputs (or any file under an input
+    folder), whatever path reaches it (``dir/../x``, a link, a hard link): one check for every command."""
+    files = input_files(paths)
+    ids = [_identity(f) for f in files]
+    token = _INPUTS.set(
+        (frozenset(r for r, _ in ids), frozenset(i for _, i in ids if i is not None)),
+    )
+    try:
+        yield
+    finally:
+        _INPUTS.reset(token)
+
+
+def refuse_input(path: str | Path, inputs: Iterable[str | Path] | None = None) -> None:
+    """An `InputError` when ``path`` is one of the inputs (``inputs``, or those of `protecting`): compared by
+    resolved path and by inode, not by the string given."""
+    if inputs is not None:
+        ids = [_identity(f) for f in input_files(inputs)]
+        resolved, inodes = frozenset(r for r, _ in ids), frozenset(i for _, i in ids if i is not None)
+    else:
+        resolved, inodes = _INPUTS.get()
+    target, inode = _identity(Path(path))
+    if target in resolved or (inode is not None and inode in inodes):
+        raise InputError(path, "is one of this command's inputs: refusing to write over it (choose another output)")
+
+
 @contextmanager
 def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only when the block succeeds,
     so a crash or a bad record never leaves a half-written file or clobbers the previous one. UTF-8 text by
-    default; ``binary=True`` gives a bytes handle; a ``.gz`` path is written gzip-compressed."""
+    default; ``binary=True`` gives a bytes handle; a ``.gz`` path is written gzip-compressed. A path that is one
+    of the running command's inputs (`protecting`) is refused before anything is written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    refuse_input(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(path, "cannot be written: a part of its folder path is a file, not a folder") from None
+    except PermissionError:
+        raise InputError(path, "cannot be written: no permission to write in its folder") from None
     try:
         with os.fdopen(fd, "wb") as raw:
             # mtime=0: the same content always gives the same compressed bytes
