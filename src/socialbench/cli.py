@@ -126,8 +126,72 @@ def import_cmd(
     inputs = [*paths, *morechildren]
     _refuse_writing_over(output, inputs, folder=bool(partitions))  # before anything is read
     with protecting(inputs):
-        _import(fmt, paths, output, morechildren, all_expanded, subreddit, thread_ids, skip_bad, engine, spark_master,
-                select, partitions)  # fmt: skip
+        selection = _selection(select) if select else None
+        if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
+            raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
+        report = ImportReport()
+        if not partitions and Path(output).is_dir():
+            raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
+        if partitions:
+            if fmt != "pushshift" or engine != "spark":
+                raise click.UsageError("--partitions applies to pushshift with --engine spark")
+            options = ImportOptions(subreddits=subreddit, thread_ids=thread_ids, skip_bad=skip_bad, selection=selection)
+            written, parts = import_partitioned(paths, output, partitions, options, report, spark_master)
+            err.print(f"wrote {written} episodes in {parts} part files to {output}/")
+            if report.skipped:
+                err.print(
+                    f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}"
+                )
+            return
+        # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
+        files = [Path(p) for p in paths]
+        plain = all(f.is_file() and f.suffix != ".zst" for f in files)
+        total = sum(f.stat().st_size for f in files) if plain else None
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            console=err,
+            transient=True,
+        ) as progress:
+            task = progress.add_task(f"importing {fmt}", total=total)
+            counted = {"episodes": 0}
+
+            def on_bytes(n: int) -> None:
+                progress.advance(task, n)
+
+            options = ImportOptions(
+                morechildren=morechildren,
+                all_expanded=all_expanded,
+                subreddits=subreddit,
+                thread_ids=thread_ids,
+                skip_bad=skip_bad,
+                report=report,
+                on_bytes=on_bytes if fmt == "pushshift" else None,
+                selection=selection,
+                engine=engine,
+                spark_master=spark_master,
+            )
+
+            def episodes() -> Iterator[Episode]:
+                for episode in stream:
+                    counted["episodes"] += 1
+                    progress.update(task, description=f"importing {fmt}: {counted['episodes']} episodes")
+                    yield episode
+
+            stream = import_episodes(fmt, paths, options)
+            first = next(stream, None)
+            if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
+                filtered = fmt == "pushshift" and (subreddit or thread_ids or select)
+                what = "records matching the filters" if filtered else "records"
+                raise InputError(", ".join(paths), f"no episodes found ({fmt}: no {what})")
+            stream = itertools.chain([first], stream)
+            written = write_episodes(output, episodes())
+        err.print(f"wrote {written} episodes to {output}")
+        if report.skipped:
+            err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
 
 
 def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = False) -> None:
@@ -141,86 +205,6 @@ def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = Fals
         for f in input_files(inputs):
             if target in f.resolve().parents:
                 raise InputError(output, f"holds the input {f}: the output folder is replaced whole, refusing")
-
-
-def _import(
-    fmt: str,
-    paths: tuple[str, ...],
-    output: str,
-    morechildren: tuple[str, ...],
-    all_expanded: bool,
-    subreddit: tuple[str, ...],
-    thread_ids: tuple[str, ...],
-    skip_bad: bool,
-    engine: str,
-    spark_master: str | None,
-    select: tuple[str, ...],
-    partitions: int | None,
-) -> None:
-    selection = _selection(select) if select else None
-    if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
-        raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
-    report = ImportReport()
-    if not partitions and Path(output).is_dir():
-        raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
-    if partitions:
-        if fmt != "pushshift" or engine != "spark":
-            raise click.UsageError("--partitions applies to pushshift with --engine spark")
-        options = ImportOptions(subreddits=subreddit, thread_ids=thread_ids, skip_bad=skip_bad, selection=selection)
-        written, parts = import_partitioned(paths, output, partitions, options, report, spark_master)
-        err.print(f"wrote {written} episodes in {parts} part files to {output}/")
-        if report.skipped:
-            err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
-        return
-    # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
-    files = [Path(p) for p in paths]
-    plain = all(f.is_file() and f.suffix != ".zst" for f in files)
-    total = sum(f.stat().st_size for f in files) if plain else None
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(f"importing {fmt}", total=total)
-        counted = {"episodes": 0}
-
-        def on_bytes(n: int) -> None:
-            progress.advance(task, n)
-
-        options = ImportOptions(
-            morechildren=morechildren,
-            all_expanded=all_expanded,
-            subreddits=subreddit,
-            thread_ids=thread_ids,
-            skip_bad=skip_bad,
-            report=report,
-            on_bytes=on_bytes if fmt == "pushshift" else None,
-            selection=selection,
-            engine=engine,
-            spark_master=spark_master,
-        )
-
-        def episodes() -> Iterator[Episode]:
-            for episode in stream:
-                counted["episodes"] += 1
-                progress.update(task, description=f"importing {fmt}: {counted['episodes']} episodes")
-                yield episode
-
-        stream = import_episodes(fmt, paths, options)
-        first = next(stream, None)
-        if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
-            filtered = fmt == "pushshift" and (subreddit or thread_ids or select)
-            what = "records matching the filters" if filtered else "records"
-            raise InputError(", ".join(paths), f"no episodes found ({fmt}: no {what})")
-        stream = itertools.chain([first], stream)
-        written = write_episodes(output, episodes())
-    err.print(f"wrote {written} episodes to {output}")
-    if report.skipped:
-        err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
 
 
 def _selection(pairs: tuple[str, ...]) -> DumpSelection:
@@ -518,33 +502,19 @@ def report(
             _refuse_writing_over(written, every_log)
     paths = latest_runs(every_log)
     with protecting(every_log):
-        _report(bench, benchmark, paths, as_json, options, html_path, figures_dir, tables_dir, compare_paper)
+        bench.report(paths, out, as_json=as_json, **options)
+        if html_path or figures_dir or tables_dir:
+            from .shared import reporting
 
-
-def _report(
-    bench: Any,
-    benchmark: str,
-    paths: list[str],
-    as_json: bool,
-    options: dict[str, Any],
-    html_path: str | None,
-    figures_dir: str | None,
-    tables_dir: str | None,
-    compare_paper: bool,
-) -> None:
-    bench.report(paths, out, as_json=as_json, **options)
-    if html_path or figures_dir or tables_dir:
-        from .shared import reporting
-
-        if bench.document is None:
-            raise ValueError(f"benchmark {benchmark!r} has no figure report")
-        doc = bench.document(paths, compare_paper)
-        if html_path:
-            err.print(f"wrote {reporting.write_html(doc, html_path)}")
-        if figures_dir:
-            err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
-        if tables_dir:
-            err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
+            if bench.document is None:
+                raise ValueError(f"benchmark {benchmark!r} has no figure report")
+            doc = bench.document(paths, compare_paper)
+            if html_path:
+                err.print(f"wrote {reporting.write_html(doc, html_path)}")
+            if figures_dir:
+                err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
+            if tables_dir:
+                err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
 
 
 @main.command()
