@@ -456,7 +456,7 @@ def test_spark_without_java_is_one_clear_line(dumps: list[Path], tmp_path: Path)
 def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("pyspark", reason="the spark extra is not installed")
     _java_17_or_skip()
-    from socialbench.conversations.sources import ImportOptions, import_partitioned
+    from socialbench.conversations.sources import PushshiftOptions, import_partitioned
     from socialbench.conversations.store import read_episodes, write_episodes
 
     many = [
@@ -469,7 +469,7 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     out.mkdir()
     (out / "part-00000.jsonl").write_text("an earlier import's file\n")
     report = ImportReport()
-    written, parts = import_partitioned(dumps, out, 3, ImportOptions(), report)
+    written, parts = import_partitioned(dumps, out, PushshiftOptions(engine="spark", partitions=3), report)
     files = sorted(p.name for p in out.iterdir())
     assert written == 64 and parts == len(files) >= 2 and files[0] == "part-00000.jsonl"
     expected = reference(dumps)
@@ -482,18 +482,18 @@ def test_spark_partitioned_output_is_the_single_file_cut_in_ranges(dumps: list[P
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     bad = write_dump(tmp_path / "RC_bad.jsonl", ['{"id": "x", "link_id": "t3_q", "parent_id": "t3_q"}', "{oops"])
     with pytest.raises(InputError, match=r"RC_bad\.jsonl:2: truncated JSON line"):
-        import_partitioned([*dumps, bad], out, 3, ImportOptions(), ImportReport())
+        import_partitioned([*dumps, bad], out, PushshiftOptions(engine="spark", partitions=3), ImportReport())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     # a record that only fails when its thread is built (on an executor): same error, output unchanged
     late = write_dump(
         tmp_path / "RC_late.jsonl", ['{"id": "y", "link_id": "t3_s001", "parent_id": "t3_s001", "created_utc": "soon"}']
     )
     with pytest.raises(InputError, match=r"RC_late\.jsonl:1 \(record y\): field 'created_utc' is not a timestamp"):
-        import_partitioned([*dumps, late], out, 3, ImportOptions(), ImportReport())
+        import_partitioned([*dumps, late], out, PushshiftOptions(engine="spark", partitions=3), ImportReport())
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".parts")] == []  # no staging left behind
     skipped = ImportReport()
-    import_partitioned([*dumps, bad], out, 2, ImportOptions(skip_bad=True), skipped)
+    import_partitioned([*dumps, bad], out, PushshiftOptions(engine="spark", partitions=2, skip_bad=True), skipped)
     assert skipped.skipped == 1 and "RC_bad.jsonl:2" in skipped.errors[0]
     assert {e.id for e in read_episodes(out)} == {t.id for t in expected} | {"reddit:q"}
 

@@ -84,3 +84,42 @@ def test_one_check_in_the_shared_writer(tmp_path: Path) -> None:
     assert source.read_text() == "{}\n"
     with atomic_writer(tmp_path / "other.jsonl") as handle:  # outside `protecting`, any path may be written
         handle.write("y")
+
+
+def test_import_never_writes_over_an_input_given_as_an_option(data: Path, tmp_path: Path) -> None:
+    thread, more = tmp_path / "thread.json", tmp_path / "more.json"
+    shutil.copyfile(data / "reddit" / "thread_1cebxh.json", thread)
+    shutil.copyfile(data / "reddit" / "morechildren_1cebxh.json", more)
+    before = digest(more)
+    for output in aliases(more, tmp_path):
+        result = run("import", "reddit-json", thread, "--morechildren", more, "-o", output)
+        assert result.returncode == 2 and "is one of this command's inputs" in result.stderr, result.stderr
+        assert digest(more) == before
+
+
+def test_analyze_never_writes_over_its_input(tmp_path: Path) -> None:
+    log = tmp_path / "generation.eval"
+    log.write_bytes(b"not read: the output is refused before anything is read")
+    before = digest(log)
+    for target in aliases(log, tmp_path):
+        result = run("analyze", "perso", "export-items", "-A", f"log={log}", "-A", f"out={target}")
+        assert result.returncode == 2 and "is one of this command's inputs" in result.stderr, result.stderr
+        assert digest(log) == before
+
+
+def test_study_create_never_writes_into_a_folder_holding_its_input(tmp_path: Path) -> None:
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    folder = tmp_path / "study"
+    folder.mkdir()
+    items = folder / "key.jsonl"  # the name of a file `study create` writes
+    shutil.copyfile(sample_pack() / "items.jsonl", items)
+    before = digest(items)
+    for given in (items, tmp_path / "study" / "sub" / ".." / "key.jsonl"):
+        (folder / "sub").mkdir(exist_ok=True)
+        result = run("study", "create", "longsocial-readers", "-o", folder, "--annotators", "a,b", "--items", given)
+        assert result.returncode == 2 and f"holds the input {given}" in result.stderr, result.stderr
+        assert digest(items) == before and not (folder / "study.json").exists()
+    done = run("study", "create", "longsocial-readers", "-o", tmp_path / "new", "--annotators", "a,b", "--items", items)
+    assert done.returncode == 0, done.stderr
+    assert digest(items) == before

@@ -5,6 +5,7 @@ missing key, huge or non-finite numbers, deep nesting, bad bytes) must import or
 from __future__ import annotations
 
 import bz2
+import hashlib
 import json
 import os
 import re
@@ -72,11 +73,19 @@ def _import_and_write(fmt: str, path: Path) -> None:
     write_episodes(path.parent / "out.jsonl", import_episodes(fmt, [path]))
 
 
-def _contract(load: Callable[[], Any]) -> None:
+def _contract(load: Callable[[], Any], *inputs: Path) -> None:
+    """``load`` imports or fails with one located line, and every input file is byte for byte as it was."""
+    before = _digests(inputs)
     try:
         load()
     except InputError as exc:
         assert "\n" not in str(exc) and str(exc).strip()
+    assert _digests(inputs) == before, "an input file was changed"
+
+
+def _digests(inputs: tuple[Path, ...]) -> dict[Path, str]:
+    files = [f for p in inputs for f in ([p] if p.is_file() else sorted(p.rglob("*")))]
+    return {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in files if f.is_file()}
 
 
 NEST = "@@nest:"
@@ -121,7 +130,7 @@ def _algolia_doc() -> Any:
 def test_hn_algolia(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
     path = tmp_path_factory.mktemp("hn") / "item.json"
     path.write_text(_dump(data.draw(mutation(_algolia_doc()))))
-    _contract(lambda: _import_and_write("hn-algolia", path))
+    _contract(lambda: _import_and_write("hn-algolia", path), path)
 
 
 @FIXED
@@ -131,7 +140,7 @@ def test_reddit_json(tmp_path_factory: pytest.TempPathFactory, data: st.DataObje
     doc[1]["data"]["children"] = doc[1]["data"]["children"][:3]
     path = tmp_path_factory.mktemp("reddit") / "thread.json"
     path.write_text(_dump(data.draw(mutation(doc))))
-    _contract(lambda: _import_and_write("reddit-json", path))
+    _contract(lambda: _import_and_write("reddit-json", path), path)
 
 
 @FIXED
@@ -140,7 +149,7 @@ def test_sibench(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) 
     doc = json.loads(_data_or_skip(DATA, "sibench", "SI-Bench.json").read_text())[:3]
     path = tmp_path_factory.mktemp("sibench") / "SI-Bench.json"
     path.write_text(_dump(data.draw(mutation(doc))))
-    _contract(lambda: _import_and_write("sibench", path))
+    _contract(lambda: _import_and_write("sibench", path), path)
 
 
 @FIXED
@@ -153,7 +162,7 @@ def test_convokit(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject)
     which = data.draw(st.integers(0, len(lines) - 1))
     lines[which] = _dump(data.draw(mutation(json.loads(lines[which]))))
     (folder / "utterances.jsonl").write_text("\n".join(lines) + "\n")
-    _contract(lambda: _import_and_write("convokit", folder))
+    _contract(lambda: _import_and_write("convokit", folder), folder)
 
 
 @FIXED
@@ -163,7 +172,7 @@ def test_cmv_pairs(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
         first = json.loads(handle.readline())
     path = tmp_path_factory.mktemp("pairs") / "pairs.jsonlist"
     path.write_text(_dump(data.draw(mutation(first))) + "\n")
-    _contract(lambda: _import_and_write("cmv-pairs", path))
+    _contract(lambda: _import_and_write("cmv-pairs", path), path)
 
 
 @FIXED
@@ -172,7 +181,7 @@ def test_episodes_file(tmp_path_factory: pytest.TempPathFactory, data: st.DataOb
     line = (sample_pack() / "episodes.jsonl").read_text(encoding="utf-8").splitlines()[0]
     path = tmp_path_factory.mktemp("episodes") / "episodes.jsonl"
     path.write_text(_dump(data.draw(mutation(json.loads(line)))) + "\n")
-    _contract(lambda: list(read_episodes(path)))
+    _contract(lambda: list(read_episodes(path)), path)
 
 
 @FIXED
@@ -181,7 +190,7 @@ def test_longsocial_items(tmp_path_factory: pytest.TempPathFactory, data: st.Dat
     rows = _jsonl_doc(sample_pack() / "items.jsonl")
     path = tmp_path_factory.mktemp("items") / "items.jsonl"
     path.write_text("\n".join(_dump(r) for r in data.draw(mutation(rows))) + "\n")
-    _contract(lambda: load_longsocial_items(path))
+    _contract(lambda: load_longsocial_items(path), path)
 
 
 @FIXED
@@ -191,11 +200,11 @@ def test_perso_items_and_annotations(tmp_path_factory: pytest.TempPathFactory, d
     rows = _jsonl_doc(default_items())
     items = folder / "items.jsonl"
     items.write_text("\n".join(_dump(r) for r in data.draw(mutation(rows))) + "\n")
-    _contract(lambda: load_perso_items(items))
+    _contract(lambda: load_perso_items(items), items)
     note = {"annotator": "A", "study": "verification", "instance": rows[0]["id"], "answer": 1, "ratings": {"gold": 5}}
     annotations = folder / "annotations.jsonl"
     annotations.write_text(_dump(data.draw(mutation(note))) + "\n")
-    _contract(lambda: load_annotations(annotations))
+    _contract(lambda: load_annotations(annotations), annotations)
 
 
 @FIXED
@@ -204,4 +213,4 @@ def test_bad_bytes_in_any_jsonl_loader(tmp_path_factory: pytest.TempPathFactory,
     path = tmp_path_factory.mktemp("bytes") / "file.jsonl"
     path.write_bytes(raw)
     for load in (lambda: list(read_episodes(path)), lambda: load_perso_items(path), lambda: load_annotations(path)):
-        _contract(load)
+        _contract(load, path)

@@ -7,31 +7,26 @@ import json
 import signal
 import sys
 import traceback
+import warnings
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
 import click
-from pydantic import ValidationError
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
-from .conversations.sources import (
-    ENGINES,
-    FORMATS,
-    DumpSelection,
-    ImportOptions,
-    ImportReport,
-    import_episodes,
-    import_partitioned,
-)
+from .conversations.sources import ImportContext, Importer, ImportReport, import_episodes, importers, options_for
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
-from .core.jsonl import protecting
+from .core.jsonl import dump_json, protecting
 
 if TYPE_CHECKING:
     from .shared.benchmark import Parameter
@@ -70,133 +65,169 @@ def _terminated(signum: int, frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
-@main.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
-@click.argument("paths", nargs=-1, required=True)
-@click.option(
-    "-o", "--output", required=True, type=click.Path(), help="Episodes JSONL to write (a folder with --partitions)."
-)
-@click.option("--morechildren", multiple=True, help="reddit-json: /api/morechildren answers that fill gaps.")
-@click.option(
-    "--all-expanded",
-    is_flag=True,
-    help="reddit-json: every `more` stub was requested, so listed comments that never came back no longer exist "
-    "(counted as unavailable, not as gaps).",
-)
-@click.option("--subreddit", multiple=True, help="pushshift: keep only these subreddits.")
-@click.option("--thread", "thread_ids", multiple=True, help="pushshift: keep only these thread ids.")
-@click.option("--skip-bad", is_flag=True, help="pushshift: skip bad records (counted) instead of stopping.")
-@click.option(
-    "--engine",
-    type=click.Choice(ENGINES),
-    default="duckdb",
-    show_default=True,
-    help="pushshift: DuckDB on this machine, or Apache Spark (pip install 'socialbench[spark]').",
-)
-@click.option("--spark-master", help="pushshift --engine spark: the cluster (default local[*]); see docs/import.md.")
-@click.option(
-    "--partitions",
-    type=click.IntRange(min=1),
-    help="pushshift --engine spark: the executors build and write the threads, as OUTPUT/part-00000.jsonl ... "
-    "(a folder every command reads like one episodes file).",
-)
-@click.option(
-    "--select",
-    "select",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="pushshift: thread selection inside the engine, e.g. since=2013-01-01 until=2013-12-31 min_comments=50 "
-    "max_comments=2000 min_participants=10 min_depth=4 max_depth=50 min_tokens=2000 max_tokens=120000.",
-)
-def import_cmd(
-    fmt: str,
+class _ImportGroup(click.Group):
+    """``socialbench import FORMAT PATH... -o OUT``: one command per importer, built from its declaration (its
+    summary is the help, its options model the flags), so the CLI names no format."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(importers())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        importer = importers().get(name)
+        return None if importer is None else _import_command(importer)
+
+
+class _FormatCommand(click.Command):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:  # a flag of another format: say whose it is
+            owners = [i.name for i in importers().values() if exc.option_name in _option_flags(i.options)]
+            if owners:
+                raise click.UsageError(f"{exc.option_name} applies to the {', '.join(owners)} format only") from None
+            raise
+
+
+def _option_flags(model: type[BaseModel]) -> list[str]:
+    return ["--" + name.replace("_", "-") for name in model.model_fields]
+
+
+def _click_option(name: str, field: FieldInfo) -> click.Option:
+    """A pydantic field as a click option: bool -> flag, tuple -> repeated, Literal -> choice; pydantic validates."""
+    flag = "--" + name.replace("_", "-")
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    metavar = extra.get("metavar")
+    kind = field.annotation
+    args = [a for a in get_args(kind) if a is not type(None)]
+    if kind is bool:
+        return click.Option([flag], is_flag=True, help=field.description)
+    if get_origin(kind) in (tuple, list):
+        return click.Option([flag, name], multiple=True, help=field.description, metavar=metavar)
+    if get_origin(kind) is Literal:
+        choice = click.Choice(list(get_args(kind)))
+        return click.Option([flag, name], type=choice, default=field.default, show_default=True, help=field.description)
+    number = int in args or kind is int
+    return click.Option([flag, name], type=int if number else str, help=field.description, metavar=metavar)
+
+
+def _import_command(importer: Importer) -> click.Command:
+    folder_note = " (a folder of part files with some options)" if importer.partitioned else ""
+    params: list[click.Parameter] = [
+        click.Argument(["paths"], nargs=-1, required=True),
+        click.Option(
+            ["-o", "--output"],
+            required=True,
+            type=click.Path(),
+            help=f"Episodes JSONL to write{folder_note}.",
+        ),
+        *(_click_option(name, field) for name, field in importer.options.model_fields.items()),
+    ]
+
+    def callback(paths: tuple[str, ...], output: str, **values: Any) -> None:
+        _import(importer, paths, output, {k: v for k, v in values.items() if v is not None})
+
+    return _FormatCommand(importer.name, params=params, callback=callback, help=importer.summary)
+
+
+@main.group("import", cls=_ImportGroup)
+def import_cmd() -> None:
+    """Import real conversations in FORMAT into a canonical episodes file: socialbench import FORMAT PATH... -o
+    OUT (socialbench import FORMAT --help lists that format's options)."""
+
+
+_WARNINGS_SHOWN = 10
+
+
+def _import(importer: Importer, paths: tuple[str, ...], output: str, values: dict[str, Any]) -> None:
+    options = options_for(importer, values)
+    inputs = importer.input_paths(list(paths), options)
+    folder = bool(importer.folder_output and importer.folder_output(options))
+    _refuse_writing_over(output, inputs, folder=folder)  # before anything is read
+    report = ImportReport()
+    with protecting(inputs), _warning_lines() as warned:
+        if folder:
+            assert importer.partitioned is not None
+            written, parts = importer.partitioned(list(paths), Path(output), options, report)
+            err.print(f"wrote {written} episodes in {parts} part files to {output}/")
+        else:
+            if Path(output).is_dir():
+                raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
+            written = _import_file(importer, paths, output, options, report)
+            err.print(f"wrote {written} episodes to {output}")
+    if warned["hidden"]:
+        err.print(f"[yellow]warning:[/] {warned['hidden']} more warnings not shown", highlight=False)
+    if report.skipped:
+        err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
+    if report.repairs:
+        counts = "; ".join(f"{kind}: {n}" for kind, n in sorted(report.repairs.items()))
+        err.print(f"[yellow]repaired (recorded in each episode's meta / repairs):[/] {counts}", highlight=False)
+
+
+def _import_file(
+    importer: Importer,
     paths: tuple[str, ...],
     output: str,
-    morechildren: tuple[str, ...],
-    all_expanded: bool,
-    subreddit: tuple[str, ...],
-    thread_ids: tuple[str, ...],
-    skip_bad: bool,
-    engine: str,
-    spark_master: str | None,
-    select: tuple[str, ...],
-    partitions: int | None,
-) -> None:
-    """Import PATH... in FORMAT into a canonical episodes file."""
-    inputs = [*paths, *morechildren]
-    _refuse_writing_over(output, inputs, folder=bool(partitions))  # before anything is read
-    with protecting(inputs):
-        selection = _selection(select) if select else None
-        if fmt != "pushshift" and (select or engine != "duckdb" or spark_master):
-            raise click.UsageError("--select, --engine and --spark-master apply to the pushshift format only")
-        report = ImportReport()
-        if not partitions and Path(output).is_dir():
-            raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
-        if partitions:
-            if fmt != "pushshift" or engine != "spark":
-                raise click.UsageError("--partitions applies to pushshift with --engine spark")
-            options = ImportOptions(subreddits=subreddit, thread_ids=thread_ids, skip_bad=skip_bad, selection=selection)
-            written, parts = import_partitioned(paths, output, partitions, options, report, spark_master)
-            err.print(f"wrote {written} episodes in {parts} part files to {output}/")
-            if report.skipped:
-                err.print(
-                    f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}"
-                )
-            return
-        # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
-        files = [Path(p) for p in paths]
-        plain = all(f.is_file() and f.suffix != ".zst" for f in files)
-        total = sum(f.stat().st_size for f in files) if plain else None
-        with Progress(
-            SpinnerColumn(),
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            console=err,
-            transient=True,
-        ) as progress:
-            task = progress.add_task(f"importing {fmt}", total=total)
-            counted = {"episodes": 0}
+    options: BaseModel,
+    report: ImportReport,
+) -> int:
+    # progress counts bytes read (decompressed for .zst), so a total is known only for plain files
+    files = [Path(p) for p in paths]
+    plain = all(f.is_file() and f.suffix != ".zst" for f in files)
+    total = sum(f.stat().st_size for f in files) if plain else None
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"importing {importer.name}", total=total)
+        counted = {"episodes": 0}
 
-            def on_bytes(n: int) -> None:
-                progress.advance(task, n)
+        def on_bytes(n: int) -> None:
+            progress.advance(task, n)
 
-            options = ImportOptions(
-                morechildren=morechildren,
-                all_expanded=all_expanded,
-                subreddits=subreddit,
-                thread_ids=thread_ids,
-                skip_bad=skip_bad,
-                report=report,
-                on_bytes=on_bytes if fmt == "pushshift" else None,
-                selection=selection,
-                engine=engine,
-                spark_master=spark_master,
-            )
+        context = ImportContext(report=report, on_bytes=on_bytes if importer.counts_bytes else None)
 
-            def episodes() -> Iterator[Episode]:
-                for episode in stream:
-                    counted["episodes"] += 1
-                    progress.update(task, description=f"importing {fmt}: {counted['episodes']} episodes")
-                    yield episode
+        def episodes() -> Iterator[Episode]:
+            for episode in stream:
+                counted["episodes"] += 1
+                report.repair("integrity repairs by Thread.build", len(getattr(episode, "repairs", ())))
+                progress.update(task, description=f"importing {importer.name}: {counted['episodes']} episodes")
+                yield episode
 
-            stream = import_episodes(fmt, paths, options)
-            first = next(stream, None)
-            if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
-                filtered = fmt == "pushshift" and (subreddit or thread_ids or select)
-                what = "records matching the filters" if filtered else "records"
-                raise InputError(", ".join(paths), f"no episodes found ({fmt}: no {what})")
-            stream = itertools.chain([first], stream)
-            written = write_episodes(output, episodes())
-        err.print(f"wrote {written} episodes to {output}")
-        if report.skipped:
-            err.print(f"[yellow]skipped {report.skipped} bad records of {report.records}[/]; first: {report.errors[0]}")
+        stream = import_episodes(importer.name, paths, options, context)
+        first = next(stream, None)
+        if first is None:  # an empty file, [] or a folder without inputs: an error, and the output is left alone
+            what = "records matching the filters" if getattr(options, "filtered", False) else "records"
+            raise InputError(", ".join(paths), f"no episodes found ({importer.name}: no {what})")
+        stream = itertools.chain([first], stream)
+        return write_episodes(output, episodes())
+
+
+@contextmanager
+def _warning_lines() -> Iterator[dict[str, int]]:
+    """The importers' warnings (repairs, recovered files) as one line each on stderr, the first ten of them."""
+    shown = {"shown": 0, "hidden": 0}
+
+    def show(message: Warning | str, *_: Any, **__: Any) -> None:
+        if shown["shown"] < _WARNINGS_SHOWN:
+            shown["shown"] += 1
+            err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+        else:
+            shown["hidden"] += 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        yield shown
 
 
 def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = False) -> None:
     """One line, exit 2, when the output is one of the inputs (by resolved path or inode), or, for an output
-    folder that is replaced whole, when it holds an input."""
+    folder the command writes into, when it holds an input."""
     from .core.jsonl import input_files, refuse_input
 
     refuse_input(output, inputs)
@@ -204,22 +235,7 @@ def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = Fals
         target = Path(output).resolve()
         for f in input_files(inputs):
             if target in f.resolve().parents:
-                raise InputError(output, f"holds the input {f}: the output folder is replaced whole, refusing")
-
-
-def _selection(pairs: tuple[str, ...]) -> DumpSelection:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in DumpSelection.model_fields or key in ("subreddits", "thread_ids"):
-            known = ", ".join(k for k in DumpSelection.model_fields if k not in ("subreddits", "thread_ids"))
-            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE with KEY one of {known}", param_hint="--select")
-        values[key] = value
-    try:
-        return DumpSelection.model_validate(values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise click.BadParameter(f"{first['loc'][0]}: {first['msg']}", param_hint="--select") from None
+                raise InputError(output, f"holds the input {f}: this command writes into the folder, refusing")
 
 
 def _stats_rows(path: str) -> list[EpisodeStats]:
@@ -260,15 +276,7 @@ def stats(episodes: str, as_json: bool) -> None:
     """Structure statistics of an episodes file (LongSocialBench Table 6 columns)."""
     rows = _stats_rows(episodes)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "sources": [s.model_dump() for s in table6(rows)],
-                    "episodes": [r.model_dump() for r in rows],
-                },
-                ensure_ascii=False,
-            )
-        )
+        click.echo(dump_json({"sources": table6(rows), "episodes": rows}))
         return
     print_stats_table(rows, f"Episodes in {episodes}")
 
@@ -538,7 +546,17 @@ def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[s
     for fixed in _REPORT_FIXED:
         if fixed in options:
             raise ValueError(f"-A {fixed}: set by the command itself")
-    fn(out, as_json=as_json, **options)
+    written = options.get("out")
+    inputs = _paths_among(v for k, v in options.items() if k != "out")
+    if written:
+        _refuse_writing_over(str(written), inputs)  # before anything is read
+    with protecting(inputs):
+        fn(out, as_json=as_json, **options)
+
+
+def _paths_among(values: Iterable[Any]) -> list[str]:
+    """The option values that name an existing file or folder: a command's inputs."""
+    return [str(v) for v in values if isinstance(v, str | Path) and str(v) and Path(v).exists()]
 
 
 @main.group()
@@ -590,8 +608,11 @@ def study_create(
             args[name] = value
     if "seed" in accepted:
         args.setdefault("seed", seed)
-    design = spec.build(**args)
-    record = studies.create(design, folder, annotators.split(","), overlap, seed, benchmark=bench_name)
+    inputs = _paths_among(args.values())
+    _refuse_writing_over(folder, inputs, folder=True)  # before anything is read
+    with protecting(inputs):
+        design = spec.build(**args)
+        record = studies.create(design, folder, annotators.split(","), overlap, seed, benchmark=bench_name)
     _print_logins(record, folder)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 import os
 import reprlib
 import sys
@@ -222,3 +223,25 @@ def write_jsonl(path: str | Path, records: Iterable[Any]) -> int:
             handle.write("\n")
             count += 1
     return count
+
+
+def strict(value: Any) -> Any:
+    """``value`` as strict JSON values: NaN and infinities (a number that was not measured) become null, numpy
+    scalars and arrays plain numbers and lists, tuples and sets lists, pydantic models their JSON dump."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [strict(v) for v in value]
+    if isinstance(value, BaseModel):
+        return strict(value.model_dump(mode="json"))
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy scalars and arrays, without importing numpy
+        return strict(value.tolist())
+    return value
+
+
+def dump_json(value: Any) -> str:
+    """The one way a ``--json`` answer is printed: one line of strict JSON (no ``NaN``: null), UTF-8 text kept;
+    anything else JSON cannot hold (a date, a path) as its text."""
+    return json.dumps(strict(value), ensure_ascii=False, allow_nan=False, default=str)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...conversations.render import short_ids
-from ...core.jsonl import atomic_writer
+from ...core.jsonl import atomic_writer, dump_json
 from ...shared import retrieval
 from ...shared.embeddings import embedder_name
 from .task import load_pack
@@ -135,7 +135,7 @@ def recall(
     rows = evidence_recall(items, episodes, embedder)
     if as_json:
         stats = dict(retrieval.CACHE_STATS)
-        console.file.write(json.dumps({"recall": rows, "cache": stats}, ensure_ascii=False) + "\n")
+        console.file.write(dump_json({"recall": rows, "cache": stats}) + "\n")
         return
     table = Table(title="Evidence recall of the retrieval settings (Table 18 analogue)")
     for col in ("Setting", "Items", "Mean recall %", "Items >= 75% %", "Full coverage %", "Posts shown"):

@@ -24,6 +24,7 @@ from scipy.stats import spearmanr
 
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
+from ...core.jsonl import dump_json
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
@@ -765,7 +766,7 @@ def report(
     """
     data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
     if as_json:
-        console.file.write(json.dumps(data, ensure_ascii=False) + "\n")
+        console.file.write(dump_json(data) + "\n")
         return
     models = sorted({c["model"] for c in data["grid"]})
     table = Table(title="LongSocialBench grid: accuracy % [95% CI] (asked items); change vs Full, paired on items")

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...conversations.render import short_ids
+from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import agreement
 from ...shared.statistics import bootstrap_ci, percent
@@ -255,7 +256,7 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         if kind == "longsocial-verify":
             result["verification"] = verification_outcomes(folder)
     if as_json:
-        console.print_json(data=result)
+        console.file.write(dump_json(result) + "\n")
         return
     if kind == "longsocial-adjudicate":
         console.print(f"Adjudication outcomes: {result['counts']}")

@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...conversations.model import Thread
+from ...core.jsonl import dump_json
 from ...shared.statistics import bootstrap_ci, percent
 from . import paper
 from .data import (
@@ -291,7 +292,7 @@ def baselines(
         "paper": PAPER,
     }
     if as_json:
-        console.print_json(data=result)
+        console.file.write(dump_json(result) + "\n")
         return
     _print_behavioral(console, behavioral, subset, seed, unchecked)
     if not sbert_rows:

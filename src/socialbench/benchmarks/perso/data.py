@@ -27,6 +27,7 @@ from ...conversations.sources.cmv import has_delta
 from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
+from ...core.jsonl import dump_json
 from .posts import PostCleaning, clean, clean_post
 
 DIMENSIONS = ("belief", "emotion", "intent")
@@ -416,13 +417,8 @@ def construction_report(
     }
     results["all"] = construct(loaded, seed, unchecked)
     if as_json:
-        console.print_json(
-            data={
-                "unchecked": unchecked,
-                "seed": seed,
-                "sources": {k: [vars(c) for c in v.counts] for k, v in results.items()},
-            }
-        )
+        counts = {k: [vars(c) for c in v.counts] for k, v in results.items()}
+        console.file.write(dump_json({"unchecked": unchecked, "seed": seed, "sources": counts}) + "\n")
         return
     table = Table(
         title=f"PerSo construction (seed {seed}, unchecked={unchecked}): per rule, threads left "

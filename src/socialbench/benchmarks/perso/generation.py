@@ -22,6 +22,7 @@ from rich.console import Console
 
 from ...conversations.model import Thread
 from ...core.errors import InputError
+from ...core.jsonl import dump_json
 from ...shared.answers import shuffle_options
 from ...shared.judging import Judge
 from .data import DIMENSIONS, Branch, Pair, shown_post
@@ -217,6 +218,6 @@ def export_items(console: Console, as_json: bool = False, log: str = "", out: st
     count = write_items(out, items)
     flagged = sum(1 for i in items if i.lint)
     if as_json:
-        console.print_json(data={"items": count, "flagged": flagged, "out": out})
+        console.file.write(dump_json({"items": count, "flagged": flagged, "out": out}) + "\n")
     else:
         console.print(f"wrote {count} items to {out} ({flagged} with lint flags)")

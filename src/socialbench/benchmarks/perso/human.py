@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...core.errors import InputError
-from ...core.jsonl import read_models
+from ...core.jsonl import dump_json, read_models
 from ...shared.agreement import agreement
 from ...shared.statistics import percent
 from .data import DIMENSIONS
@@ -162,7 +162,7 @@ def human_agreement(console: Console, as_json: bool = False, annotations: str = 
         raise ValueError("agreement needs -A annotations=FILE (see docs/perso.md for the format)")
     result = analyse(load_annotations(annotations), {i.id: i for i in load_items(items)}, annotations)
     if as_json:
-        console.print_json(data=result)
+        console.file.write(dump_json(result) + "\n")
         return
     human_agreement_table(result, console)
 

@@ -5,7 +5,6 @@ with its n and bootstrap 95% CI; a cell with nothing asked is "-", never 0."""
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from typing import Any
@@ -14,6 +13,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from rich.console import Console
 from rich.table import Table
 
+from ...core.jsonl import dump_json
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
 from .baselines import length_heuristic
@@ -161,7 +161,7 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
     """PerSo tables from logs of `socialbench run perso` (several models and both tasks at once)."""
     data = collect(logs)
     if as_json:
-        console.file.write(json.dumps(data, default=str) + "\n")
+        console.file.write(dump_json(data) + "\n")
         return
     runs = data["runs"]
     if not runs:

@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ...core.jsonl import dump_json
 from ...shared import studies
 from .data import Unchecked, load_pairs, load_threads, shown_post
 from .human import Annotation, analyse
@@ -184,7 +185,7 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     )
     result["invalid_behavioral_answers"] = invalid
     if as_json:
-        console.print_json(data=result)
+        console.file.write(dump_json(result) + "\n")
         return
     human_agreement_table(result, console, title=f"{record['title']}: accuracy % per annotator (n) and agreement")
     if record["kind"] == "perso-behavioral":

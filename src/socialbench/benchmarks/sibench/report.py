@@ -3,13 +3,13 @@ ablation deltas, reply style, reply-to-CoT similarity)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from inspect_ai.log import EvalLog
 from rich.console import Console
 from rich.table import Table
 
+from ...core.jsonl import dump_json
 from ...shared.outputs import describe
 from ...shared.statistics import percent as _pct
 from . import analysis
@@ -181,7 +181,7 @@ def report(
         ]
     tables["paper_human_reference"] = HUMAN_REFERENCE
     if as_json:
-        console.file.write(json.dumps(tables, ensure_ascii=False) + "\n")
+        console.file.write(dump_json(tables) + "\n")
         return
     for name, data in tables.items():
         if name == "paper_human_reference":

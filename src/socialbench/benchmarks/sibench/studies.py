@@ -17,6 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import krippendorff_alpha
 from ...shared.benchmark import log_paths
@@ -144,7 +145,7 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     alpha = krippendorff_alpha(cells, "interval")
     result = {"kind": record["kind"], "models": summary, "alpha": alpha, "paper_alpha": HUMAN_ALPHA}
     if as_json:
-        console.print_json(data=result)
+        console.file.write(dump_json(result) + "\n")
         return
     columns = [*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins"]
     table = Table(

@@ -1,16 +1,22 @@
 """Importers: each turns real files of one format into Threads or Dialogues.
 
-`FORMATS` maps the CLI's format names (part of the interface) to a function ``(paths, options) -> iterator``.
+Every format is an `Importer` (name, summary, declared options, reader): the modules here declare
+``IMPORTER`` (or ``IMPORTERS``), and other distributions add theirs under the ``socialbench.importers``
+entry-point group. `importers()` finds them all; the CLI builds ``socialbench import FORMAT`` from them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+import importlib
+import pkgutil
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ...core.errors import InputError
 from ..model import Episode, ThreadIntegrityError
@@ -19,20 +25,25 @@ from .cmv import read_cmv
 from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
-from .pushshift import ENGINES, DumpSelection, dump_files, read_pushshift, selected
+from .importer import ImportContext, Importer, NoOptions
+from .pushshift import ENGINES, DumpSelection, PushshiftOptions, read_pushshift
 from .reddit import read_thread_json
 from .sibench import read_sibench
 from .stackexchange import read_stackexchange
 
 __all__ = [
     "ENGINES",
-    "FORMATS",
     "DumpSelection",
-    "ImportOptions",
+    "ImportContext",
     "ImportReport",
+    "Importer",
     "InputError",
+    "NoOptions",
+    "PushshiftOptions",
+    "get_importer",
     "import_episodes",
     "import_partitioned",
+    "importers",
     "read_algolia",
     "read_cmv",
     "read_cmv_pairs",
@@ -45,79 +56,100 @@ __all__ = [
 ]
 
 
-@dataclass
-class ImportOptions:
-    morechildren: Sequence[str] = ()
-    all_expanded: bool = False
-    subreddits: Sequence[str] = ()
-    thread_ids: Sequence[str] = ()
-    skip_bad: bool = False
-    report: ImportReport | None = None
-    on_bytes: Callable[[int], None] | None = None
-    selection: DumpSelection | None = None
-    engine: str = "duckdb"
-    spark_master: str | None = None
+@cache
+def importers() -> dict[str, Importer]:
+    """Every format by its CLI name: the modules of this package, then the ``socialbench.importers`` entry points
+    (a module declaring ``IMPORTER`` or ``IMPORTERS``, or an `Importer` itself)."""
+    modules: list[Any] = [
+        importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__) if not m.ispkg
+    ]
+    modules += [ep.load() for ep in entry_points(group="socialbench.importers")]
+    found: dict[str, Importer] = {}
+    for module in modules:
+        declared: list[Any] = [module, getattr(module, "IMPORTER", None), *getattr(module, "IMPORTERS", ())]
+        for importer in declared:
+            if isinstance(importer, Importer):
+                if importer.name in found and found[importer.name] is not importer:
+                    raise ValueError(f"two importers are named {importer.name!r}")
+                found[importer.name] = importer
+    return dict(sorted(found.items()))
 
 
-def _each(reader: Callable[[str], Iterator[Any]]) -> Callable[[Sequence[str], ImportOptions], Iterator[Any]]:
-    def read(paths: Sequence[str], _: ImportOptions) -> Iterator[Any]:
-        for p in paths:
-            yield from reader(p)
-
-    return read
-
-
-FORMATS: dict[str, Callable[[Sequence[str], ImportOptions], Iterator[Episode]]] = {
-    "hn-algolia": lambda paths, o: read_algolia(*paths),
-    "hn-firebase": lambda paths, o: read_firebase(*paths),
-    "reddit-json": lambda paths, o: read_thread_json(
-        paths[0], [*paths[1:], *o.morechildren], all_expanded=o.all_expanded
-    ),
-    "pushshift": lambda paths, o: read_pushshift(
-        *paths,
-        subreddits=o.subreddits or None,
-        thread_ids=o.thread_ids or None,
-        selection=o.selection,
-        engine=o.engine,  # type: ignore[arg-type]  # checked by read_pushshift
-        skip_bad=o.skip_bad,
-        report=o.report,
-        on_bytes=o.on_bytes,
-        spark_master=o.spark_master,
-    ),
-    "stackexchange": _each(read_stackexchange),
-    "convokit": _each(read_convokit),
-    "cmv": lambda paths, o: read_cmv(*paths),
-    "cmv-pairs": lambda paths, o: read_cmv_pairs(*paths),
-    "sibench": _each(read_sibench),
-}
+def get_importer(fmt: str) -> Importer:
+    known = importers()
+    if fmt not in known:
+        raise ValueError(f"unknown format {fmt!r}; known: {', '.join(known)}")
+    return known[fmt]
 
 
-def import_episodes(fmt: str, paths: Sequence[str | Path], options: ImportOptions | None = None) -> Iterator[Episode]:
-    """Read ``paths`` in format ``fmt`` (a key of `FORMATS`). Every failure is an `InputError` naming the input:
-    the importers locate the problems they anticipate (file, line, record, field); anything else a malformed
-    file can still provoke is caught here and named by file, never shown as a traceback."""
-    if fmt not in FORMATS:
-        raise InputError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    for p in map(Path, paths):
+def options_for(importer: Importer, options: BaseModel | Mapping[str, Any] | None) -> BaseModel:
+    """The importer's options model from a model, a mapping of field values, or nothing (the defaults)."""
+    if isinstance(options, importer.options):
+        return options
+    try:
+        return importer.options.model_validate(dict(options or {}))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        message = first["msg"].removeprefix("Value error, ")
+        raise ValueError(f"{importer.name}: {where + ': ' if where else ''}{message}") from None
+
+
+def distinct_paths(paths: Sequence[str | Path], report: ImportReport | None = None) -> list[str]:
+    """``paths`` with any path given twice (by resolved path or inode: ``a``, ``./a``, a link to it) kept once,
+    with a warning and a count in ``report.repairs``, so one input never becomes two episodes with one id."""
+    seen: dict[tuple[int, int] | str, str] = {}
+    kept: list[str] = []
+    for p in map(str, paths):
+        path = Path(p)
+        key: tuple[int, int] | str
+        try:
+            st = path.stat()
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = str(path.resolve())
+        if key in seen:
+            warnings.warn(f"{p}: the same input as {seen[key]}; read once", stacklevel=2)
+            if report is not None:
+                report.repair("duplicate input paths read once")
+            continue
+        seen[key] = p
+        kept.append(p)
+    return kept
+
+
+def import_episodes(
+    fmt: str,
+    paths: Sequence[str | Path],
+    options: BaseModel | Mapping[str, Any] | None = None,
+    context: ImportContext | None = None,
+) -> Iterator[Episode]:
+    """Read ``paths`` in format ``fmt`` (a name of `importers()`) with its ``options``. Every failure is an
+    `InputError` naming the input: the importers locate the problems they anticipate (file, line, record, field);
+    anything else a malformed file can still provoke is caught here and named by file, never shown as a
+    traceback."""
+    if fmt not in importers():
+        raise InputError(", ".join(map(str, paths)), f"unknown format {fmt!r}; known: {', '.join(importers())}")
+    importer = importers()[fmt]
+    chosen = options_for(importer, options)
+    context = context or ImportContext()
+    for p in map(Path, importer.input_paths([str(p) for p in paths], chosen)):
         if not p.exists():
             raise InputError(p, "no such file or folder")
-    return _located(fmt, paths, FORMATS[fmt]([str(p) for p in paths], options or ImportOptions()))
+    kept = distinct_paths(paths, context.report)
+    return _located(fmt, kept, importer.read(kept, chosen, context))
 
 
 def import_partitioned(
     paths: Sequence[str | Path],
     output: str | Path,
-    partitions: int,
-    options: ImportOptions,
+    options: PushshiftOptions,
     report: ImportReport,
-    spark_master: str | None = None,
 ) -> tuple[int, int]:
     """Pushshift dumps imported by Spark's executors into ``output/part-*.jsonl``; (episodes, part files)."""
-    from .pushshift_spark import write_partitioned
-
-    files = dump_files(paths)
-    selection = selected(options.selection, options.subreddits, options.thread_ids)
-    return write_partitioned(files, Path(output), partitions, selection, options.skip_bad, report, master=spark_master)
+    importer = importers()["pushshift"]
+    assert importer.partitioned is not None
+    return importer.partitioned(distinct_paths(paths, report), Path(output), options, report)
 
 
 _UNEXPECTED = (TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError, OSError, ValueError)

@@ -8,6 +8,7 @@ import gzip
 import json
 import sqlite3
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,12 @@ class ImportReport:
     skipped: int = 0
     errors: list[str] = field(default_factory=list)
     """The first skipped errors, for the user to look at (capped so a broken dump cannot exhaust memory)."""
+    repairs: Counter[str] = field(default_factory=Counter)
+    """What the import changed or left out, by kind (each also recorded in the episode's ``meta``)."""
+
+    def repair(self, kind: str, n: int = 1) -> None:
+        if n:
+            self.repairs[kind] += n
 
     def skip(self, error: InputError) -> None:
         self.skip_message(str(error))

@@ -18,6 +18,7 @@ from lxml import etree
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
+from .importer import Importer
 
 # every tag but the file's structure (argument-mining markup such as <claim>, <premise>), removed when the file
 # is not well-formed; the text is read with inline markup removed anyway
@@ -176,3 +177,10 @@ def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator
             | ({"recovered_xml": recovered} if (recovered := _recovered(exchanges)) else {}),
             policy=policy,
         )
+
+
+IMPORTER = Importer(
+    "cmv",
+    "ChangeMyView delta-labelled exchanges (XML files; folders positive/ and negative/ give the label).",
+    lambda paths, _o, _c: read_cmv(*paths),
+)

@@ -21,6 +21,7 @@ from typing import Any
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import iter_json_lines, require
+from .importer import Importer
 from .reddit import _comment_node, _strip_prefix
 
 _SIDES = {"positive": True, "negative": False}
@@ -118,3 +119,10 @@ def read_cmv_pairs(*paths: str | Path, policy: IntegrityPolicy = "repair") -> It
             },
             policy=policy,
         )
+
+
+IMPORTER = Importer(
+    "cmv-pairs",
+    "The Winning Arguments pair file (*.jsonlist[.bz2]): one thread per post, its matched pairs in meta.",
+    lambda paths, _o, _c: read_cmv_pairs(*paths),
+)

@@ -9,6 +9,7 @@ from typing import Any
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import iter_json_lines, load_json, require, scalars
+from .importer import Importer, each
 
 
 def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> Iterator[Thread]:
@@ -80,3 +81,10 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
             },
             policy=policy,
         )
+
+
+IMPORTER = Importer(
+    "convokit",
+    "ConvoKit corpus folders (utterances.jsonl, conversations.json, ...): one thread per conversation.",
+    each(read_convokit),
+)

@@ -10,6 +10,7 @@ from typing import Any
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread, ThreadIntegrityWarning
 from ._common import html_to_text, iter_json_lines, load_json, require, scalars
+from .importer import Importer
 
 _ROOT_TYPES = {"story", "poll", "job"}
 
@@ -180,3 +181,17 @@ def _repair_cycle(
             return
     items[cycle[0]] = {k: v for k, v in items[cycle[0]].items() if k != "parent"}
     relinked[cycle[0]] = f"parent cycle {cycle}: cut at {cycle[0]}"
+
+
+IMPORTERS = (
+    Importer(
+        "hn-algolia",
+        "Hacker News threads as Algolia's items/<id> API returns them (files or folders of *.json).",
+        lambda paths, _o, _c: read_algolia(*paths),
+    ),
+    Importer(
+        "hn-firebase",
+        "Hacker News items from the Firebase API (item/<id>.json files or JSON lines), one thread per story.",
+        lambda paths, _o, _c: read_firebase(*paths),
+    ),
+)

@@ -32,13 +32,14 @@ from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
 from ...core.machine import usable_cpus
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import ImportReport, json_problem, line_blocks, require
+from .importer import ImportContext, Importer
 from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix, post_title
 
 Engine = Literal["duckdb", "spark"]
@@ -670,3 +671,96 @@ def _thread_filter_sql(selection: DumpSelection) -> str:
     SELECT thread FROM (SELECT stats.*, {"coalesce(depth, 0)" if depth else "0"} AS depth FROM stats {depth_join})
     WHERE {" AND ".join(conditions)}
     """
+
+
+# ---- the importer's declaration ---------------------------------------------------------------------------------
+_SELECT_KEYS = tuple(k for k in DumpSelection.model_fields if k not in ("subreddits", "thread_ids"))
+
+
+class PushshiftOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    subreddit: tuple[str, ...] = Field((), description="keep only these subreddits.")
+    thread: tuple[str, ...] = Field((), description="keep only these thread ids.")
+    skip_bad: bool = Field(False, description="skip bad records (counted) instead of stopping.")
+    engine: Engine = Field(
+        "duckdb", description="DuckDB on this machine, or Apache Spark (pip install 'socialbench[spark]')."
+    )
+    spark_master: str | None = Field(None, description="--engine spark: the cluster (default local[*]).")
+    partitions: int | None = Field(
+        None,
+        ge=1,
+        description="--engine spark: the executors build and write the threads, as OUTPUT/part-00000.jsonl ... "
+        "(a folder every command reads like one episodes file).",
+    )
+    select: tuple[str, ...] = Field(
+        (),
+        description="thread selection inside the engine, e.g. since=2013-01-01 until=2013-12-31 min_comments=50 "
+        "max_comments=2000 min_participants=10 min_depth=4 max_depth=50 min_tokens=2000 max_tokens=120000.",
+        json_schema_extra={"metavar": "KEY=VALUE"},
+    )
+
+    @model_validator(mode="after")
+    def _combinations(self) -> PushshiftOptions:
+        if self.partitions and self.engine != "spark":
+            raise ValueError("--partitions applies to --engine spark")
+        if self.spark_master and self.engine != "spark":
+            raise ValueError("--spark-master applies to --engine spark")
+        self.selection()  # a bad --select is refused before anything is read
+        return self
+
+    def selection(self) -> DumpSelection:
+        """--select, --subreddit and --thread as one `DumpSelection`."""
+        values: dict[str, str] = {}
+        for pair in self.select:
+            key, sep, value = pair.partition("=")
+            if not sep or key not in _SELECT_KEYS:
+                raise ValueError(f"--select {pair!r}: expected KEY=VALUE with KEY one of {', '.join(_SELECT_KEYS)}")
+            values[key] = value
+        try:
+            chosen = DumpSelection.model_validate(values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ValueError(f"--select {first['loc'][0]}: {first['msg']}") from None
+        return selected(chosen, self.subreddit, self.thread)
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.subreddit or self.thread or self.select)
+
+
+def _read(paths: Sequence[str], options: PushshiftOptions, context: ImportContext) -> Iterator[Thread]:
+    return read_pushshift(
+        *paths,
+        selection=options.selection(),
+        engine=options.engine,
+        skip_bad=options.skip_bad,
+        report=context.report,
+        on_bytes=context.on_bytes,
+        spark_master=options.spark_master,
+    )
+
+
+def _partitioned(paths: Sequence[str], out: Path, options: PushshiftOptions, report: ImportReport) -> tuple[int, int]:
+    from .pushshift_spark import write_partitioned
+
+    return write_partitioned(
+        dump_files(paths),
+        out,
+        options.partitions or 1,
+        options.selection(),
+        options.skip_bad,
+        report,
+        master=options.spark_master,
+    )
+
+
+IMPORTER = Importer(
+    "pushshift",
+    "Pushshift / Arctic Shift dumps (RC_/RS_ JSON lines, plain, .zst, .gz or .bz2) regrouped into threads.",
+    _read,
+    options=PushshiftOptions,
+    folder_output=lambda o: bool(o.partitions),
+    partitioned=_partitioned,
+    counts_bytes=True,
+)

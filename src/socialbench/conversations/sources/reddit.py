@@ -8,9 +8,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import load_json, require, scalars
+from .importer import Importer
 
 _DELETED = {"[deleted]", "[removed]"}
 
@@ -225,3 +228,24 @@ def read_thread_json(
         },
         policy=policy,
     )
+
+
+class RedditOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    morechildren: tuple[str, ...] = Field((), description="/api/morechildren answers that fill gaps (files).")
+    all_expanded: bool = Field(
+        False,
+        description="every `more` stub was requested, so listed comments that never came back no longer exist "
+        "(counted as unavailable, not as gaps).",
+    )
+
+
+IMPORTER = Importer(
+    "reddit-json",
+    "One Reddit thread from the API's answers: /comments/<id>.json plus /api/morechildren and 'continue this "
+    "thread' answers (files or a folder of them).",
+    lambda paths, o, _c: read_thread_json(paths[0], [*paths[1:], *o.morechildren], all_expanded=o.all_expanded),
+    options=RedditOptions,
+    inputs=("morechildren",),
+)

@@ -10,6 +10,7 @@ from typing import Any
 from ...core.errors import InputError
 from ..model import Dialogue, Turn
 from ._common import load_json, require
+from .importer import Importer, each
 
 SPEAKER_ROLES = {"用户": "self", "对方": "other"}
 # A speaker label at the start of a line; one released chat has a stray character before it ("f用户: ...").
@@ -69,3 +70,10 @@ def read_sibench(path: str | Path) -> Iterator[Dialogue]:
         for key in LABEL_FIELDS:
             meta[key] = require(raw, key, str, path, record=record).strip()
         yield Dialogue(id=f"sibench:{did}", platform="sibench", turns=tuple(parse_chat(chat, path, record)), meta=meta)
+
+
+IMPORTER = Importer(
+    "sibench",
+    "SI-Bench dialogues (the released SI-Bench.json): one dialogue per chat.",
+    each(read_sibench),
+)

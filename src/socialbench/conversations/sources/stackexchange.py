@@ -15,6 +15,7 @@ from typing import Any, cast
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import GroupSpool, html_to_text
+from .importer import Importer, each
 
 MAX_ATTRIBUTE_CHARS = 1_000_000
 """Longest attribute read: a post's HTML body is at most 30,000 characters on Stack Exchange; a longer one is a
@@ -209,3 +210,10 @@ def _thread(
         meta=meta,
         policy=policy,
     )
+
+
+IMPORTER = Importer(
+    "stackexchange",
+    "Stack Exchange data-dump folders (Posts.xml, Comments.xml, Users.xml): one thread per question.",
+    each(read_stackexchange),
+)
