@@ -22,7 +22,15 @@ from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
-from .conversations.sources import ImportContext, Importer, ImportReport, import_episodes, importers, options_for
+from .conversations.sources import (
+    REPAIRS_KEY,
+    ImportContext,
+    Importer,
+    ImportReport,
+    import_episodes,
+    importers,
+    options_for,
+)
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
@@ -182,6 +190,7 @@ def _import_file(
         TransferSpeedColumn(),
         console=err,
         transient=True,
+        disable=not err.is_terminal,  # a log file gets the closing lines only
     ) as progress:
         task = progress.add_task(f"importing {importer.name}", total=total)
         counted = {"episodes": 0}
@@ -195,6 +204,8 @@ def _import_file(
             for episode in stream:
                 counted["episodes"] += 1
                 report.repair("integrity repairs by Thread.build", len(getattr(episode, "repairs", ())))
+                for kind, n in episode.meta.get(REPAIRS_KEY, {}).items():
+                    report.repair(kind, n)
                 progress.update(task, description=f"importing {importer.name}: {counted['episodes']} episodes")
                 yield episode
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ...core.errors import InputError
 from ..model import Episode, ThreadIntegrityError
-from ._common import ImportReport
+from ._common import REPAIRS_KEY, ImportReport
 from .cmv import read_cmv
 from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
@@ -33,6 +33,7 @@ from .stackexchange import read_stackexchange
 
 __all__ = [
     "ENGINES",
+    "REPAIRS_KEY",
     "DumpSelection",
     "ImportContext",
     "ImportReport",
@@ -157,8 +158,17 @@ _UNEXPECTED = (TypeError, AttributeError, KeyError, IndexError, OverflowError, R
 
 def _located(fmt: str, paths: Sequence[str | Path], episodes: Iterator[Episode]) -> Iterator[Episode]:
     where = str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths))
+    seen: set[str] = set()
     try:
-        yield from episodes
+        for episode in episodes:
+            if episode.id in seen:  # e.g. a copy of one input given beside it: never two episodes with one id
+                raise InputError(
+                    where,
+                    f"episode {episode.id} is built twice: the same data given twice (a copy of an input?); "
+                    "give each source once",
+                )
+            seen.add(episode.id)
+            yield episode
     except InputError:
         raise
     except ValidationError as exc:

@@ -8,6 +8,7 @@ import gzip
 import json
 import sqlite3
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from bs4 import BeautifulSoup
 
 from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
-from ..model import encodable
+from ..model import ThreadIntegrityWarning, encodable
 
 # Pushshift / Arctic Shift dumps are compressed with a 2 GiB window; zstandard refuses them by default.
 _ZSTD_MAX_WINDOW = 2**31
@@ -320,3 +321,14 @@ class GroupSpool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+REPAIRS_KEY = "import_repairs"
+"""The episode ``meta`` key where an importer counts what it changed or left out, by kind (``socialbench import``
+sums them into its closing line; docs/import.md lists the kinds per format)."""
+
+
+def record_repair(counts: dict[str, int], kind: str, message: str, n: int = 1) -> None:
+    """Count one repair of ``kind`` in ``counts`` (an episode's ``meta[REPAIRS_KEY]``) and say it as a warning."""
+    counts[kind] = counts.get(kind, 0) + n
+    warnings.warn(message, ThreadIntegrityWarning, stacklevel=3)

@@ -18,6 +18,7 @@ from lxml import etree
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
+from ._common import REPAIRS_KEY, record_repair
 from .importer import Importer
 
 # every tag but the file's structure (argument-mining markup such as <claim>, <premise>), removed when the file
@@ -137,12 +138,27 @@ def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator
                 meta={"role": "op"},
             )
         ]
-        seen: set[str] = set()
+        repairs: dict[str, int] = {}
+        seen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # reply id -> (reply, its exchange)
         for exchange in exchanges:
+            if exchange["title"] != first["title"]:
+                record_repair(
+                    repairs,
+                    "exchanges with another title (the first file's kept)",
+                    f"{exchange['file']}: thread {thread_id} has another title than in {first['file']}; the first kept",
+                )
+            if not exchange["replies"]:  # a label with no reply to carry it: said, counted, not kept
+                record_repair(
+                    repairs,
+                    "exchanges without replies (label dropped)",
+                    f"{exchange['file']}: exchange without any reply; its label cannot be kept",
+                )
             parent = op_id
             op_replies = [r["text"] for r in exchange["replies"] if r["author"] == exchange["op_author"]]
             for position, reply in enumerate(exchange["replies"]):
-                if reply["id"] not in seen:
+                if reply["id"] in seen:
+                    _check_again(reply, position, exchange, *seen[reply["id"]], repairs)
+                else:
                     meta: dict[str, Any] = {"file": exchange["file"]}
                     if exchange["recovered"]:
                         meta["recovered_xml"] = exchange["recovered"]
@@ -160,7 +176,7 @@ def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator
                             meta=meta,
                         )
                     )
-                    seen.add(reply["id"])
+                    seen[reply["id"]] = (reply | {"position": position}, exchange)
                 parent = reply["id"]
         yield Thread.build(
             nodes,
@@ -174,9 +190,42 @@ def read_cmv(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Iterator
                 "exchanges": len(exchanges),
                 "files": [e["file"] for e in exchanges],
             }
-            | ({"recovered_xml": recovered} if (recovered := _recovered(exchanges)) else {}),
+            | ({"recovered_xml": recovered} if (recovered := _recovered(exchanges)) else {})
+            | ({REPAIRS_KEY: repairs} if repairs else {}),
             policy=policy,
         )
+
+
+def _check_again(
+    reply: dict[str, Any],
+    position: int,
+    exchange: dict[str, Any],
+    kept: dict[str, Any],
+    kept_in: dict[str, Any],
+    repairs: dict[str, int],
+) -> None:
+    """A reply id met again in another exchange file: the same reply (files of one thread overlap), a label
+    that contradicts the first one (refused, as ``cmv-pairs`` refuses its own), or another reply under the same
+    id (the first kept, said and counted)."""
+    if position == 0 and kept["position"] == 0 and exchange["delta"] != kept_in["delta"]:
+        labels = {True: "delta (positive/)", False: "no delta (negative/)"}
+        raise InputError(
+            exchange["file"],
+            f"reply {reply['id']} opens an exchange labelled {labels[exchange['delta']]} here and "
+            f"{labels[kept_in['delta']]} in {kept_in['file']}: conflicting labels, refusing",
+        )
+    if (reply["author"], _letters(reply["text"])) != (kept["author"], _letters(kept["text"])):
+        record_repair(
+            repairs,
+            "replies sharing an id with another reply (the first kept)",
+            f"{exchange['file']}: reply {reply['id']} differs from the reply with that id in {kept_in['file']}; "
+            "the first kept",
+        )
+
+
+def _letters(text: str) -> str:
+    """Text without whitespace: copies of one reply differ in spacing where inline markup was removed."""
+    return re.sub(r"\s+", "", text)
 
 
 IMPORTER = Importer(

@@ -20,7 +20,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import iter_json_lines, require
+from ._common import REPAIRS_KEY, iter_json_lines, record_repair, require
 from .importer import Importer
 from .reddit import _comment_node, _strip_prefix
 
@@ -76,6 +76,7 @@ def read_cmv_pairs(*paths: str | Path, policy: IntegrityPolicy = "repair") -> It
                     "nodes": {},
                     "pairs": [],
                     "file": str(p),
+                    "repairs": {},
                 },
             )
             roots: dict[bool, str] = {}
@@ -93,11 +94,17 @@ def read_cmv_pairs(*paths: str | Path, policy: IntegrityPolicy = "repair") -> It
                 known = posts[op_id]["nodes"]
                 if first.id in known and known[first.id].meta.get("delta") not in (None, won):
                     raise InputError(p, f"comment {first.id} is labelled both delta and no delta", **where)
-                known.setdefault(first.id, first.model_copy(update={"meta": {**first.meta, **label}}))
+                _keep(known, first.model_copy(update={"meta": {**first.meta, **label}}), post["repairs"], p, lineno)
                 for node in nodes[1:]:
-                    known.setdefault(node.id, node)
+                    _keep(known, node, post["repairs"], p, lineno)
                 roots[won] = first.id
-            post["pairs"].append([roots[True], roots[False]])
+            pair = [roots[True], roots[False]]
+            if pair in post["pairs"]:  # the same matched pair listed again: one pair
+                post["repairs"]["pairs given twice (read once)"] = (
+                    post["repairs"].get("pairs given twice (read once)", 0) + 1
+                )
+            else:
+                post["pairs"].append(pair)
     for op_id, post in posts.items():
         root = Node(
             id=op_id,
@@ -116,8 +123,24 @@ def read_cmv_pairs(*paths: str | Path, policy: IntegrityPolicy = "repair") -> It
                 "url": f"https://www.reddit.com/r/changemyview/comments/{op_id}/",
                 "pairs": post["pairs"],
                 "file": post["file"],
-            },
+            }
+            | ({REPAIRS_KEY: post["repairs"]} if post["repairs"] else {}),
             policy=policy,
+        )
+
+
+def _keep(known: dict[str, Node], node: Node, repairs: dict[str, int], path: Path, lineno: int) -> None:
+    """The first copy of a comment is kept; a later copy with another author or text is said and counted."""
+    kept = known.setdefault(node.id, node)
+    if (
+        kept is not node
+        and (kept.author, kept.text) != (node.author, node.text)
+        and not ({"unavailable"} & (node.meta.keys() | kept.meta.keys()))
+    ):
+        record_repair(
+            repairs,
+            "comments given twice with different content (the first kept)",
+            f"{path}:{lineno}: comment {node.id} differs from its first copy; the first kept",
         )
 
 

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import iter_json_lines, load_json, require, scalars
+from ._common import REPAIRS_KEY, iter_json_lines, load_json, require, scalars
 from .importer import Importer, each
 
 
@@ -28,10 +30,25 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
 
     # ConvoKit itself holds a corpus in memory; conversations are grouped here the same way.
     grouped: dict[str, list[Node]] = {}
+    first_seen: dict[str, tuple[int, Any]] = {}  # utterance id -> (line, record): ids are the corpus's keys
+    repeated: dict[str, int] = {}  # conversation -> identical utterance lines read once
     for lineno, line in iter_json_lines(utterances):
         raw = line.load()
         where: dict[str, Any] = {"line": lineno}
         uid = require(raw, "id", str, utterances, **where)
+        if uid in first_seen:
+            first_line, first_raw = first_seen[uid]
+            if raw != first_raw:
+                raise InputError(
+                    utterances,
+                    f"utterance id used again for another utterance (first at line {first_line})",
+                    line=lineno,
+                    record=uid,
+                )
+            conv_of = first_raw.get("conversation_id")
+            repeated[conv_of] = repeated.get(conv_of, 0) + 1
+            continue
+        first_seen[uid] = (lineno, raw)
         conv = require(raw, "conversation_id", str, utterances, line=lineno, record=uid)
         reply_to = raw.get("reply-to", raw.get("reply_to"))
         if reply_to is not None and not isinstance(reply_to, str):
@@ -54,7 +71,9 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
             )
         meta = raw.get("meta") or {}
         grouped.setdefault(conv, []).append(
-            Node(
+            _node(
+                utterances,
+                lineno,
                 id=uid,
                 parent_id=reply_to,
                 author=None if speaker in (None, "[deleted]") else str(speaker),
@@ -78,9 +97,18 @@ def read_convokit(folder: str | Path, *, policy: IntegrityPolicy = "repair") -> 
                 "source": "convokit",
                 "corpus": corpus_meta.get("name") or folder.name,
                 **{k: v for k, v in cmeta.items() if k in ("title", "subreddit", "domain", "num_comments")},
-            },
+            }
+            | ({REPAIRS_KEY: {"utterance lines given twice (read once)": repeated[conv]}} if conv in repeated else {}),
             policy=policy,
         )
+
+
+def _node(path: Path, lineno: int, **fields: Any) -> Node:
+    """A node whose bad field (a timestamp that is not one) is named with its file, line and utterance id."""
+    try:
+        return Node(**fields)
+    except ValidationError as exc:
+        raise InputError.from_validation(path, exc, line=lineno, record=fields.get("id")) from None
 
 
 IMPORTER = Importer(

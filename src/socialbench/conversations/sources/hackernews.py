@@ -9,7 +9,7 @@ from typing import Any
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread, ThreadIntegrityWarning
-from ._common import html_to_text, iter_json_lines, load_json, require, scalars
+from ._common import REPAIRS_KEY, html_to_text, iter_json_lines, load_json, record_repair, require, scalars
 from .importer import Importer
 
 _ROOT_TYPES = {"story", "poll", "job"}
@@ -71,6 +71,7 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
     chain leaves the given items form a thread under their topmost known item, with a repair note.
     """
     items: dict[int, dict[str, Any]] = {}
+    again: dict[int, int] = {}  # item id -> copies that differed from the first
     for path in _files(paths, "*.json*"):
         if path.suffix in {".jsonl", ".zst"} or path.name.endswith(".jsonl.zst"):
             records: Iterable[tuple[Path, int | None, Any]] = (
@@ -89,11 +90,23 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
                     line=lineno,
                     record=str(iid),
                 )
-            if iid in items:  # the first copy is kept, as for every importer
-                where = f"{src}:{lineno}" if lineno else str(src)
-                warnings.warn(
-                    f"{where}: item {iid} given again; the first copy is kept", ThreadIntegrityWarning, stacklevel=2
+            time = raw.get("time")
+            if time is not None and (isinstance(time, bool) or not isinstance(time, int)):
+                raise InputError(
+                    src,
+                    f"field 'time' should be int (epoch seconds), got {type(time).__name__}",
+                    line=lineno,
+                    record=str(iid),
                 )
+            if iid in items:  # an identical copy is the same item; a different one is said and counted
+                if _content(raw) != _content(items[iid]):
+                    where = f"{src}:{lineno}" if lineno else str(src)
+                    warnings.warn(
+                        f"{where}: item {iid} given again with other content; the first copy is kept",
+                        ThreadIntegrityWarning,
+                        stacklevel=2,
+                    )
+                    again[iid] = again.get(iid, 0) + 1
                 continue
             items[iid] = raw
 
@@ -151,7 +164,27 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
         root_raw = items[root]
         meta: dict[str, Any] = {"source": "hn-firebase", "url": root_raw.get("url")}
         if root_raw.get("type") not in _ROOT_TYPES:
-            meta["partial"] = f"topmost item {root} is a {root_raw.get('type')}, its story was not given"
+            parent = root_raw.get("parent")
+            meta["partial"] = (
+                f"topmost item {root} is a {root_raw.get('type')} whose parent {parent} is not among the items given"
+                if parent is not None
+                else f"topmost item {root} is a {root_raw.get('type')} without a parent"
+            )
+        repairs: dict[str, int] = {}
+        differing = sum(again.get(i, 0) for i in members)
+        if differing:
+            repairs["items given twice with different content (the first kept)"] = differing
+        absent = [k for it in members for k in (items[it].get("kids") or []) if k not in items]
+        if absent:
+            record_repair(
+                repairs,
+                "replies listed in kids but not given (not in the thread)",
+                f"thread hn:{root}: {len(absent)} replies listed in kids are not among the items given, "
+                f"e.g. {absent[0]}",
+                len(absent),
+            )
+        if repairs:
+            meta[REPAIRS_KEY] = repairs
         notes = [note for it, note in relinked.items() if it in members]
         if notes:
             meta["relinked"] = notes
@@ -165,6 +198,11 @@ def read_firebase(*paths: str | Path, policy: IntegrityPolicy = "repair") -> Ite
             meta=meta,
             policy=policy,
         )
+
+
+def _content(raw: dict[str, Any]) -> tuple[Any, ...]:
+    """What a reader sees of an item (not its score, kids or descendants, which grow between fetches)."""
+    return tuple(raw.get(k) for k in ("by", "time", "text", "title", "parent", "deleted", "dead", "type"))
 
 
 def _repair_cycle(

@@ -38,7 +38,7 @@ from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
 from ...core.machine import usable_cpus
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import ImportReport, json_problem, line_blocks, require
+from ._common import REPAIRS_KEY, ImportReport, json_problem, line_blocks, record_repair, require
 from .importer import ImportContext, Importer
 from .reddit import _DELETED, _comment_node, _post_node, _strip_prefix, post_title
 
@@ -161,7 +161,7 @@ def classify(path: Path, lineno: int, text: str) -> tuple[str, bool, dict[str, A
         raise InputError(path, str(exc), line=lineno) from None
     rid = require(raw, "id", str, path, line=lineno)
     if "link_id" not in raw and ("title" in raw or "selftext" in raw):
-        return rid, True, raw
+        return _strip_prefix(rid), True, raw  # t3_abc and abc are one thread
     thread = _strip_prefix(require(raw, "link_id", str, path, line=lineno, record=rid))
     require(raw, "parent_id", str, path, line=lineno, record=rid)
     if "body" in raw and not isinstance(raw["body"], str):
@@ -222,6 +222,7 @@ def assemble(
     post_at: tuple[Path, int] = (Path("."), 0)
     nodes: list[Node] = []
     first_subreddit: Any = None
+    repairs: dict[str, int] = {}
 
     def root_node() -> Node | None:
         """The submission's node, or None when it is bad and skipped (the thread then gets a placeholder)."""
@@ -252,7 +253,7 @@ def assemble(
             platform="reddit",
             title=post_title(submission) if submission else None,
             root_id=current,
-            meta={"source": "pushshift", "subreddit": subreddit},
+            meta={"source": "pushshift", "subreddit": subreddit} | ({REPAIRS_KEY: repairs} if repairs else {}),
             policy=policy,
         )
 
@@ -262,11 +263,18 @@ def assemble(
             if thread != current:
                 if current is not None:
                     yield finish()
-                current, post, nodes, first_subreddit = thread, None, [], None
+                current, post, nodes, first_subreddit, repairs = thread, None, [], None, {}
             path = files[file]
             if is_post:
                 if post is None:  # a repeated submission keeps its first copy
                     post, post_at = parse_json(line), (path, lineno)
+                elif _differs(parse_json(line), post):
+                    record_repair(
+                        repairs,
+                        "submissions given twice with different content (the first kept)",
+                        f"{path}:{lineno}: submission {thread} differs from the copy at {post_at[0]}:{post_at[1]}; "
+                        "the first kept",
+                    )
                 continue
             if fast:
                 node = fast_comment_node(*values)
@@ -293,6 +301,11 @@ def assemble(
             nodes.append(node)
     if current is not None:
         yield finish()
+
+
+def _differs(one: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Two copies of a submission that a reader would tell apart (title, text, author; not score or counts)."""
+    return any(one.get(k) != other.get(k) for k in ("title", "selftext", "author"))
 
 
 def fast_comment_node(
@@ -398,8 +411,8 @@ WITH typed AS (
 SELECT file, lineno, line, post,
     coalesce(has_id AND (post OR ({_COMMENT_OK})), false) AS ok,
     coalesce(has_id AND NOT post AND {_COMMENT_OK} AND {_COMMENT_FAST}, false) AS fast,
-    CASE WHEN post THEN {_val("id")} ELSE {_strip(_val("link_id"))} END AS thread,
-    {_val("id")} AS id,
+    CASE WHEN post THEN {_strip(_val("id"))} ELSE {_strip(_val("link_id"))} END AS thread,
+    {_strip(_val("id"))} AS id,
     {_strip(_val("parent_id"))} AS parent,
     CASE WHEN {_type_in("author", "VARCHAR")} THEN {_val("author")} END AS author,
     {_val("body")} AS body,

@@ -30,6 +30,7 @@ from ...core.jsonl import decode
 from ..model import IntegrityPolicy
 from ._common import ImportReport, numbered_lines
 from .pushshift import ROW_FIELDS, DumpSelection, _keeps, assemble, classify, record_stats
+from .reddit import _strip_prefix
 
 _ERRORS_KEPT = 20  # as ImportReport keeps
 
@@ -58,7 +59,7 @@ def _parse_file(index: int, name: str, tokens: bool) -> Iterator[tuple[Any, ...]
                 thread,
                 is_post,
                 raw.decode("utf-8-sig"),
-                record["id"],
+                _strip_prefix(record["id"]),
                 stats["parent"],
                 stats["author"],
                 stats["created"],

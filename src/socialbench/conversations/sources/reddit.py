@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
-from ._common import load_json, require, scalars
+from ._common import REPAIRS_KEY, load_json, record_repair, require, scalars
 from .importer import Importer
 
 _DELETED = {"[deleted]", "[removed]"}
@@ -35,7 +35,7 @@ def _comment_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> No
     if isinstance(created, str) and not created.strip().replace(".", "", 1).isdigit():
         raise InputError(path, f"field 'created_utc' is not a timestamp: {created!r}", record=cid)
     return Node(
-        id=cid,
+        id=_strip_prefix(cid),  # a fullname (t1_abc) and a bare id (abc) are one comment
         parent_id=_strip_prefix(parent),
         author=None if author in _DELETED else author,
         created=created,
@@ -59,7 +59,7 @@ def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
     body = html.unescape(data.get("selftext") or "")
     author = data.get("author")
     return Node(
-        id=pid,
+        id=_strip_prefix(pid),
         parent_id=None,
         author=None if author in _DELETED else author,
         created=data.get("created_utc"),
@@ -71,16 +71,42 @@ def _post_node(data: dict[str, Any], path: Path, where: dict[str, Any]) -> Node:
     )
 
 
-def _gap(data: dict[str, Any]) -> dict[str, Any]:
+def _gap(data: dict[str, Any], path: Path) -> dict[str, Any]:
     children = data.get("children", [])
+    count = data.get("count", 0)
+    if isinstance(count, bool) or not isinstance(count, int | str) or not str(count).strip().isdigit():
+        raise InputError(path, f"a 'more' stub's count should be a whole number, got {count!r}", record=data.get("id"))
     return {
         "parent_id": _strip_prefix(str(data.get("parent_id", ""))),
-        "count": int(data.get("count", 0)),
-        "children": list(children) if isinstance(children, list) else [],
+        "count": int(count),
+        "children": [_strip_prefix(c) if isinstance(c, str) else c for c in children]
+        if isinstance(children, list)
+        else [],
     }
 
 
-def _walk(listing: list[Any], path: Path, nodes: list[Node], gaps: list[dict[str, Any]], known: set[str]) -> None:
+def _add(node: Node, nodes: list[Node], known: dict[str, Node], path: Path, repairs: dict[str, int]) -> None:
+    """Keep a comment the first time its id is met; a second copy that differs is said and counted."""
+    kept = known.get(node.id)
+    if kept is None:
+        nodes.append(node)
+        known[node.id] = node
+    elif (kept.parent_id, kept.author, kept.text) != (node.parent_id, node.author, node.text):
+        record_repair(
+            repairs,
+            "comments given twice with different content (the first kept)",
+            f"{path}: comment {node.id} differs from the copy read first; the first kept",
+        )
+
+
+def _walk(
+    listing: list[Any],
+    path: Path,
+    nodes: list[Node],
+    gaps: list[dict[str, Any]],
+    known: dict[str, Node],
+    repairs: dict[str, int],
+) -> None:
     """Add the comments of a (nested) comment listing; `more` stubs become gaps. Iterative: depth is unbounded."""
     stack: list[Any] = list(reversed(listing))
     while stack:
@@ -91,14 +117,11 @@ def _walk(listing: list[Any], path: Path, nodes: list[Node], gaps: list[dict[str
         if not isinstance(data, dict):
             raise InputError(path, f"a {kind!r} thing without a data object")
         if kind == "more":
-            gaps.append(_gap(data))
+            gaps.append(_gap(data, path))
             continue
         if kind != "t1":
             raise InputError(path, f"unexpected thing kind {kind!r}", record=str(data.get("id")))
-        node = _comment_node(data, path, {"record": str(data.get("id"))})
-        if node.id not in known:
-            nodes.append(node)
-            known.add(node.id)
+        _add(_comment_node(data, path, {"record": str(data.get("id"))}), nodes, known, path, repairs)
         replies = data.get("replies")
         if isinstance(replies, dict):
             stack.extend(reversed(replies.get("data", {}).get("children", [])))
@@ -158,16 +181,17 @@ def read_thread_json(
     main_path, post, comments = main
     root = _post_node(post["data"], main_path, {"record": "post"})
     nodes: list[Node] = [root]
-    known = {root.id}
+    known = {root.id: root}
     gaps: list[dict[str, Any]] = []
-    _walk(comments, main_path, nodes, gaps, known)
+    repairs: dict[str, int] = {}
+    _walk(comments, main_path, nodes, gaps, known, repairs)
     from_main = len(nodes)
     for f, other_post, other_comments in parts:
         if f == main_path:
             continue
         if other_post["data"].get("id") != root.id:
             raise InputError(f, f"answer for thread {other_post['data'].get('id')!r}, not {root.id!r}")
-        _walk(other_comments, f, nodes, gaps, known)
+        _walk(other_comments, f, nodes, gaps, known, repairs)
     for extra, answer in answers:
         if _two_listings(answer):
             continue
@@ -182,20 +206,18 @@ def read_thread_json(
             if not isinstance(data, dict):
                 raise InputError(extra, "a thing without a data object", record=str(i))
             if thing.get("kind") == "more":
-                gaps.append(_gap(data))
+                gaps.append(_gap(data, extra))
                 continue
             link = _strip_prefix(str(data.get("link_id", "")))
             if link != root.id:
                 raise InputError(extra, f"comment belongs to thread {link!r}, not {root.id!r}", record=str(i))
-            node = _comment_node(data, extra, {"record": str(i)})
-            if node.id not in known:
-                nodes.append(node)
-                known.add(node.id)
+            _add(_comment_node(data, extra, {"record": str(i)}), nodes, known, extra, repairs)
     # A gap is filled when the other answers supplied the comments it listed. The API leaves out listed comments
     # that no longer exist (deleted), so a gap some of whose comments arrived counts as expanded and its
     # never-returned ids as unavailable. "Continue this thread" stubs list and count none: they stay as gaps
     # until a continuation answer supplies replies under their parent.
     unavailable = 0
+    gaps = list({(g["parent_id"], tuple(g["children"])): g for g in gaps}.values())  # a stub read twice is one gap
     continued = {n.parent_id for n in nodes[from_main:]}  # parents whose replies came from the other answers
     open_gaps = []
     for gap in gaps:
@@ -225,7 +247,8 @@ def read_thread_json(
             "gaps": gaps,
             "missing_comments": missing,
             "unavailable_comments": unavailable,
-        },
+        }
+        | ({REPAIRS_KEY: repairs} if repairs else {}),
         policy=policy,
     )
 

@@ -7,15 +7,18 @@ One Thread per question: question (root) -> answers (``ParentId``) -> comments (
 from __future__ import annotations
 
 import json
+import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
+from pydantic import ValidationError
+
 from ...core.errors import InputError
-from ..model import IntegrityPolicy, Node, Thread
-from ._common import GroupSpool, html_to_text
-from .importer import Importer, each
+from ..model import IntegrityPolicy, Node, Thread, ThreadIntegrityWarning
+from ._common import GroupSpool, ImportReport, html_to_text
+from .importer import Importer
 
 MAX_ATTRIBUTE_CHARS = 1_000_000
 """Longest attribute read: a post's HTML body is at most 30,000 characters on Stack Exchange; a longer one is a
@@ -107,8 +110,13 @@ def read_stackexchange(
     *,
     policy: IntegrityPolicy = "repair",
     on_row: Callable[[int], None] | None = None,
+    report: ImportReport | None = None,
 ) -> Iterator[Thread]:
-    """Threads of a site's dump folder (the one holding ``Posts.xml`` and ``Comments.xml``)."""
+    """Threads of a site's dump folder (the one holding ``Posts.xml`` and ``Comments.xml``).
+
+    Faithful or refused: a post ``Id`` given twice is read once when both rows are identical and refused when
+    they differ (ids are the dump's keys); comments on posts absent from ``Posts.xml`` (deleted answers,
+    a question not in the dump) cannot be placed and are left out, with a warning and a count in ``report``."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(folder, "expected the dump folder holding Posts.xml and Comments.xml")
@@ -119,10 +127,19 @@ def read_stackexchange(
 
     with GroupSpool() as spool:
         question_of: dict[int, int] = {}  # answer id -> question id; ints only, to route comments
+        row_hash: dict[int, int] = {}  # post id -> hash of its row, to tell a repeated row from a reused Id
         for row in _rows(posts_xml, on_row):
             pid = _int(row, "Id", posts_xml, "?")
             assert pid is not None
             kind = _int(row, "PostTypeId", posts_xml, f"Id={pid}")
+            digest = hash(json.dumps(row, sort_keys=True))
+            if pid in row_hash and kind in (1, 2):
+                if row_hash[pid] != digest:
+                    raise InputError(posts_xml, "two different posts share this Id: refusing", record=f"Id={pid}")
+                if report is not None:
+                    report.repair("post rows given twice (read once)")
+                continue
+            row_hash[pid] = digest
             if kind == 1:
                 spool.add(f"q{pid:012d}", json.dumps(row).encode())
                 question_of[pid] = pid
@@ -132,11 +149,22 @@ def read_stackexchange(
                 spool.add(f"q{parent:012d}", json.dumps(row).encode())
                 question_of[pid] = parent
             # other post types (tag wikis, moderator nominations, ...) are not discussions
+        orphans = 0
         for row in _rows(comments_xml, on_row):
             cid = _int(row, "Id", comments_xml, "?")
             post = _int(row, "PostId", comments_xml, f"Id={cid}")
             if post in question_of:
                 spool.add(f"c{question_of[post]:012d}", json.dumps(row).encode())
+            else:
+                orphans += 1
+        if orphans:
+            warnings.warn(
+                f"{comments_xml}: {orphans} comments on posts not in {posts_xml.name} left out",
+                ThreadIntegrityWarning,
+                stacklevel=2,
+            )
+            if report is not None:
+                report.repair("comments on posts not in Posts.xml (left out)", orphans)
 
         site = folder.name if folder.name not in {"", "."} else "stackexchange"
         for key, payloads in spool.groups("q"):
@@ -166,6 +194,7 @@ def _thread(
 ) -> Thread:
     posts_xml, comments_xml = paths
     question = next((p for p in posts if p.get("PostTypeId") == "1"), None)
+    accepted = _int(question, "AcceptedAnswerId", posts_xml, f"Id={qid}", required=False) if question else None
     nodes: list[Node] = []
     meta: dict[str, Any] = {"source": "stackexchange", "site": site}
     for row in posts:
@@ -173,29 +202,33 @@ def _thread(
         text = html_to_text(row.get("Body"))
         if is_q and row.get("Title"):
             text = f"{row['Title']}\n\n{text}".strip()
+        pid = _int(row, "Id", posts_xml, "?")  # ids as numbers: "0042" and "42" are one post
+        record = f"Id={row['Id']}"
         nodes.append(
-            Node(
-                id=f"p{row['Id']}",
-                parent_id=None if is_q else f"p{row['ParentId']}",
+            _node(
+                posts_xml,
+                record,
+                id=f"p{pid}",
+                parent_id=None if is_q else f"p{_int(row, 'ParentId', posts_xml, record)}",
                 author=_author(row, names),
                 created=row.get("CreationDate"),
                 text=text,
-                score=_int(row, "Score", posts_xml, f"Id={row['Id']}", required=False),
-                meta={
-                    "post_type": "question" if is_q else "answer",
-                    **({"accepted": True} if question and question.get("AcceptedAnswerId") == row["Id"] else {}),
-                },
+                score=_int(row, "Score", posts_xml, record, required=False),
+                meta={"post_type": "question" if is_q else "answer", **({"accepted": True} if accepted == pid else {})},
             )
         )
     for row in comments:
+        record = f"Id={row['Id']}"
         nodes.append(
-            Node(
-                id=f"c{row['Id']}",
-                parent_id=f"p{row['PostId']}",
+            _node(
+                comments_xml,
+                record,
+                id=f"c{_int(row, 'Id', comments_xml, record)}",
+                parent_id=f"p{_int(row, 'PostId', comments_xml, record)}",
                 author=_author(row, names),
                 created=row.get("CreationDate"),
                 text=row.get("Text", ""),
-                score=_int(row, "Score", comments_xml, f"Id={row['Id']}", required=False),
+                score=_int(row, "Score", comments_xml, record, required=False),
                 meta={"post_type": "comment"},
             )
         )
@@ -212,8 +245,16 @@ def _thread(
     )
 
 
+def _node(path: Path, record: str, **fields: Any) -> Node:
+    """A node whose bad field (a date that is not one) is named with its file and row ``Id``."""
+    try:
+        return Node(**fields)
+    except ValidationError as exc:
+        raise InputError.from_validation(path, exc, record=record) from None
+
+
 IMPORTER = Importer(
     "stackexchange",
     "Stack Exchange data-dump folders (Posts.xml, Comments.xml, Users.xml): one thread per question.",
-    each(read_stackexchange),
+    lambda paths, _o, context: (t for p in paths for t in read_stackexchange(p, report=context.report)),
 )
