@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -209,6 +210,14 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
     scored = _cli("study", "score", str(folder), "--json")
     assert scored.returncode == 0, scored.stderr[-2000:]
     _check_scores(kind, json.loads(scored.stdout), clicked, keys)
+    if kind == "longsocial-readers":  # seconds per item are Potato's own active time, read from its saved state
+        times = []
+        for user in ("ann", "bob"):
+            state = json.loads((folder / "server" / "annotation_output" / user / "user_state.json").read_text())
+            behaviour = state["instance_id_to_behavioral_data"]
+            mine = [i for (u, i) in clicked if u == user and not keys[i].get("attention") and i in behaviour]
+            times += [behaviour[i]["total_time_ms"] / 1000 for i in mine]
+        assert times and json.loads(scored.stdout)["median_seconds"] == round(statistics.median(times), 1)
 
 
 def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, str], Any], keys: dict[str, Any]) -> None:

@@ -646,18 +646,24 @@ def study_serve(folder: str, host: str, port: int) -> None:
     from .shared import studies
 
     record = studies.load(folder)
+    # SIGHUP (a closed terminal or ssh session) ends the server like SIGTERM and Ctrl-C: through the `finally` below
+    signal.signal(signal.SIGHUP, _terminated)
     try:
         process = studies.start(folder, host, port)
-    except RuntimeError as exc:  # Potato missing, or it did not come up: its log is named in the message
+    except RuntimeError as exc:  # Potato missing, the port taken, or it did not come up: one line, exit 1
         raise click.ClickException(str(exc)) from None
-    out.print(f"serving {record['title']} at http://{host}:{port}/ (Ctrl-C to stop)")
-    for name, password in record["annotators"].items():
-        out.print(f"  login: {name}  password: {password}")
     try:
-        process.wait()
+        out.print(f"serving {record['title']} at http://{host}:{port}/ (Ctrl-C to stop)")
+        for name, password in record["annotators"].items():
+            out.print(f"  login: {name}  password: {password}")
+        code = process.wait()
     except KeyboardInterrupt:
-        process.terminate()
-        process.wait(timeout=10)
+        return
+    finally:
+        studies.stop(process)
+    raise click.ClickException(
+        f"Potato stopped on its own with code {code} (log: {Path(folder) / 'server' / 'potato.out'})"
+    )
 
 
 @study.command("score")

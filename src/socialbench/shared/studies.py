@@ -18,11 +18,15 @@ attention checks are ordinary items whose expected answer is in the key and whic
 
 from __future__ import annotations
 
+import errno
 import html
 import json
+import os
 import random
 import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -227,27 +231,81 @@ def potato_command() -> str:
 def start(
     folder: str | Path, host: str = "127.0.0.1", port: int = 8765, log: Path | None = None
 ) -> subprocess.Popen[bytes]:
-    """Start Potato on the study (returns when it answers HTTP). Answers are saved by Potato as they are made."""
+    """Start Potato on the study in its own process group; returns once *this* study's page answers on the port.
+
+    A port already in use, a Potato that exits early (its last log line is in the message) or never answers
+    within 60 s is a `RuntimeError` with one line, and no Potato process is left behind. Stop it with `stop`."""
     server = Path(folder) / "server"
     load(folder)
-    out = open(log or (server / "potato.out"), "ab")  # noqa: SIM115 - lives as long as the server process
+    task_name = json.loads((server / "config.yaml").read_text(encoding="utf-8"))["annotation_task_name"]
+    _check_port_free(host, port)
+    out_path = log or (server / "potato.out")
+    out = open(out_path, "ab")  # noqa: SIM115 - lives as long as the server process
+    started = out.tell()
     process = subprocess.Popen(
         [potato_command(), "start", "config.yaml", "-p", str(port), "--host", host],
         cwd=server,
         stdout=out,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own group: `stop` ends Potato and anything it started, whatever signal we got
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"Potato exited with code {process.returncode}; see {out.name}")
-        try:
-            with urllib.request.urlopen(f"http://{host}:{port}/", timeout=1):
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(
+                    f"Potato exited with code {process.returncode}: {_last_line(out_path, started)} (log: {out_path})"
+                )
+            if _serves(host, port, task_name) and process.poll() is None:
                 return process
-        except OSError:
             time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"Potato did not answer on {host}:{port} within 60 s; see {out.name}")
+        raise RuntimeError(f"Potato did not answer on {host}:{port} within 60 s (log: {out_path})")
+    except BaseException:  # an error, Ctrl-C or SIGTERM while starting: no Potato is left running
+        stop(process)
+        raise
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    """End a Potato started by `start` and its process group: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    if process.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Potato's server (werkzeug) binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            what = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be used ({exc.strerror})"
+            raise RuntimeError(f"port {port} on {host} {what}: stop what holds it or pass --port") from None
+
+
+def _serves(host: str, port: int, task_name: str) -> bool:
+    """Whether the page on the port is this study's (another server, or another study, answering there is not)."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/", timeout=1) as answer:
+            return task_name in answer.read().decode("utf-8", "replace")
+    except OSError:
+        return False
+
+
+def _last_line(log: Path, since: int) -> str:
+    """The last non-blank line Potato wrote in this run (its error), or a note that it wrote none."""
+    with open(log, "rb") as handle:
+        handle.seek(since)
+        lines = [line.strip() for line in handle.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "it wrote nothing"
 
 
 # ---- read answers -----------------------------------------------------------------------------------------------
@@ -268,7 +326,7 @@ def answers(folder: str | Path) -> list[Answer]:
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise InputError(state_path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-        times = _seconds(Path(folder) / "server" / "annotation_output" / annotator / "annotation_history.jsonl")
+        times = _seconds(state)
         for item, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
             values: dict[str, Any] = {}
             for label, value in pairs:
@@ -284,6 +342,12 @@ def answers(folder: str | Path) -> list[Answer]:
             if values:
                 out.append(Answer(annotator, item, values, times.get(item)))
     return out
+
+
+def unanswered(folder: str | Path, rows: Sequence[Answer]) -> list[str]:
+    """The study's annotators who have saved no answer yet (every score lists them: absent is not zero)."""
+    answered = {r.annotator for r in rows}
+    return [a for a in load(folder)["annotators"] if a not in answered]
 
 
 def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]:
@@ -323,22 +387,16 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
     return out
 
 
-def _seconds(history: Path) -> dict[str, float]:
-    """Per item, seconds from the first to the last recorded change (Potato's annotation history)."""
-    spans: dict[str, list[float]] = {}
-    if not history.exists():
-        return {}
-    for _, event in read_jsonl(history, "annotation history"):
-        stamp = event.get("timestamp") or event.get("client_timestamp")
-        item = event.get("instance_id")
-        if item is None or stamp is None:
-            continue
-        try:
-            t = datetime.fromisoformat(str(stamp)).timestamp() if not isinstance(stamp, int | float) else float(stamp)
-        except ValueError:
-            continue
-        spans.setdefault(str(item), []).append(t)
-    return {k: max(v) - min(v) for k, v in spans.items()}
+def _seconds(state: dict[str, Any]) -> dict[str, float]:
+    """Per item, Potato's own active time on it (``total_time_ms`` of its behavioural data: the gaps between the
+    annotator's events on the item, each capped, so re-opening an item later does not stretch it), in seconds."""
+    behaviour = state.get("instance_id_to_behavioral_data") or {}
+    out: dict[str, float] = {}
+    for item, data in behaviour.items() if isinstance(behaviour, dict) else ():
+        ms = data.get("total_time_ms") if isinstance(data, dict) else None
+        if isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:
+            out[str(item)] = ms / 1000
+    return out
 
 
 def attention_report(folder: str | Path, rows: list[Answer], question: str) -> dict[str, dict[str, Any]]:

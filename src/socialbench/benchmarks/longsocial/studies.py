@@ -229,7 +229,11 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     rows = studies.answers(folder)
     keys = studies.key(folder)
     kind = record["kind"]
-    result: dict[str, Any] = {"kind": kind, "attention": studies.attention_report(folder, rows, "answer")}
+    result: dict[str, Any] = {
+        "kind": kind,
+        "attention": studies.attention_report(folder, rows, "answer"),
+        "no_answers": studies.unanswered(folder, rows),
+    }
     regular = [r for r in rows if not keys.get(r.item, {}).get("attention")]
     if kind == "longsocial-adjudicate":
         result["outcomes"] = {r.item: {"annotator": r.annotator, **r.values} for r in regular}
@@ -247,11 +251,13 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             "readers": {
                 a: {"accuracy": acc, "correct": int(sum(per_reader[a])), "n": len(per_reader[a])}
                 for a, acc in readers_acc.items()
-            },
+            }
+            | {a: {"accuracy": None, "correct": 0, "n": 0} for a in result["no_answers"]},
             "mean_accuracy": statistics.fmean(readers_acc.values()) if readers_acc else None,
             "mean_ci95": list(bootstrap_ci(list(readers_acc.values()))) if readers_acc else None,
             "agreement": {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha},
-            "median_seconds": statistics.median(seconds) if seconds else None,
+            # Potato's own active time per item, rounded: a median of timings is not known to the millisecond
+            "median_seconds": round(statistics.median(seconds), 1) if seconds else None,
         }
         if kind == "longsocial-verify":
             result["verification"] = verification_outcomes(folder)
@@ -266,7 +272,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         table.add_column(col)
     for a, r in result["readers"].items():
         att = result["attention"].get(a, {"passed": 0, "answered": 0})
-        table.add_row(a, percent(r["accuracy"]), f"{r['correct']} / {r['n']}", f"{att['passed']} / {att['answered']}")
+        shown = percent(r["accuracy"]) if r["accuracy"] is not None else "no answers yet"
+        table.add_row(a, shown, f"{r['correct']} / {r['n']}", f"{att['passed']} / {att['answered']}")
     console.print(table)
     ci = result["mean_ci95"]
     console.print(
@@ -274,7 +281,13 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         + (f" [{percent(ci[0])}, {percent(ci[1])}]" if ci else "")
         + f"; paper (Table 15, 5 readers, 150 items): {PAPER_READERS}%. Agreement: mean Cohen's κ "
         f"{result['agreement']['mean_cohen']:.3f}, Fleiss' κ {result['agreement']['fleiss']:.3f}, Krippendorff's α "
-        f"{result['agreement']['alpha']:.3f}. Median seconds per item: {result['median_seconds']}."
+        f"{result['agreement']['alpha']:.3f}. Median seconds per item (Potato's active time): "
+        f"{'n/a' if result['median_seconds'] is None else result['median_seconds']}."
+        + (
+            f" The mean leaves out readers without answers: {', '.join(result['no_answers'])}."
+            if result["no_answers"]
+            else ""
+        )
     )
     if kind == "longsocial-verify":
         flagged = [o for o in result["verification"] if o["adjudicate"]]

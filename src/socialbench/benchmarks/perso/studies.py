@@ -184,12 +184,15 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         else {"groups": {}, "likert": {}}
     )
     result["invalid_behavioral_answers"] = invalid
+    result["no_answers"] = studies.unanswered(folder, studies.answers(folder))
     if as_json:
         console.file.write(dump_json(result) + "\n")
         return
     human_agreement_table(result, console, title=f"{record['title']}: accuracy % per annotator (n) and agreement")
     if record["kind"] == "perso-behavioral":
         console.print(f"Answers with equal ratings (invalid under the task's rule): {invalid}")
+    if result["no_answers"]:
+        console.print(f"Annotators without answers yet (not in the table): {', '.join(result['no_answers'])}")
 
 
 STUDIES = {

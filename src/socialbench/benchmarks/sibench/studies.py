@@ -119,7 +119,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     keys = studies.key(folder)
     per_model: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     cells: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
-    for a in studies.answers(folder):
+    rows = studies.answers(folder)
+    for a in rows:
         k = keys[a.item]
         run = run_label(k)
         values = {q: int(v) for q, v in a.values.items() if q in (*COMPONENT_KEYS, "reply_1", "reply_2")}
@@ -143,7 +144,13 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             cells[a.annotator][(a.item, q)] = float(v)
     summary = {m: {q: statistics.fmean(v) for q, v in qs.items()} for m, qs in per_model.items()}
     alpha = krippendorff_alpha(cells, "interval")
-    result = {"kind": record["kind"], "models": summary, "alpha": alpha, "paper_alpha": HUMAN_ALPHA}
+    result = {
+        "kind": record["kind"],
+        "models": summary,
+        "alpha": alpha,
+        "paper_alpha": HUMAN_ALPHA,
+        "no_answers": studies.unanswered(folder, rows),
+    }
     if as_json:
         console.file.write(dump_json(result) + "\n")
         return
@@ -158,6 +165,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         table.add_row(model, *("-" if c not in means else f"{means[c]:.2f}" for c in columns))
     console.print(table)
     console.print(f"Krippendorff's α (interval) over annotators: {alpha:.3f}; paper (three annotators): {HUMAN_ALPHA}.")
+    if result["no_answers"]:
+        console.print(f"Annotators without answers yet: {', '.join(result['no_answers'])}")
 
 
 STUDIES: dict[str, Any] = {
