@@ -239,9 +239,10 @@ def _warning_lines() -> Iterator[dict[str, int]]:
 def _refuse_writing_over(output: str, inputs: Iterable[str], folder: bool = False) -> None:
     """One line, exit 2, when the output is one of the inputs (by resolved path or inode), or, for an output
     folder the command writes into, when it holds an input."""
-    from .core.jsonl import input_files, refuse_input
+    from .core.jsonl import check_writable, input_files, refuse_input
 
     refuse_input(output, inputs)
+    check_writable(output)
     if folder:
         target = Path(output).resolve()
         for f in input_files(inputs):
@@ -329,8 +330,30 @@ def _roles(pairs: tuple[str, ...]) -> dict[str, str] | None:
         role, sep, model = pair.partition("=")
         if not sep or not role or not model:
             raise click.BadParameter(f"expected ROLE=MODEL, got {pair!r}", param_hint="--model-role")
+        provider = model.split("/", 1)[0]
+        known = _providers()
+        if known and provider not in known:
+            raise click.BadParameter(
+                f"role {role!r}: no model provider {provider!r} (in {model!r}); providers: {', '.join(known)}",
+                param_hint="--model-role",
+            )
         roles[role] = model
     return roles or None
+
+
+def _providers() -> list[str]:
+    """inspect's model providers (and ours), to name them when a model role names none of them. inspect has no
+    public listing; if its registry moves, the check is skipped and inspect's own error stands."""
+    try:
+        from inspect_ai._util.registry import registry_find, registry_info
+        from inspect_ai.model._providers import providers  # noqa: F401  (registers inspect's providers)
+
+        from . import _registry  # noqa: F401  (registers the embedded provider)
+
+        apis = registry_find(lambda info: info.type == "modelapi")
+        return sorted({registry_info(api).name.split("/")[-1] for api in apis})
+    except (ImportError, AttributeError):
+        return []
 
 
 _REPORT_FIXED = ("logs", "console", "as_json")
@@ -507,8 +530,8 @@ def report(
     """The benchmark's tables from inspect logs (files or folders; several models and settings at once). Logs of
     the same task, model and arguments (a killed run and its resume) count once: the latest complete one.
     --html / --figures / --tables write the report with the papers' figures for publication."""
-    from .benchmarks import get_benchmark
-    from .shared.benchmark import latest_runs, log_paths, parse_arguments
+    from .benchmarks import get_benchmark, registered
+    from .shared.benchmark import latest_runs, log_paths, parse_arguments, refuse_foreign_logs
 
     bench = get_benchmark(benchmark)
     options = parse_arguments(bench.report, report_args, flag="-R")
@@ -519,6 +542,7 @@ def report(
     for written in (html_path, figures_dir, tables_dir):  # before any log is read
         if written:
             _refuse_writing_over(written, every_log)
+    refuse_foreign_logs(bench, every_log, list(registered().values()))
     paths = latest_runs(every_log)
     with protecting(every_log):
         bench.report(paths, out, as_json=as_json, **options)

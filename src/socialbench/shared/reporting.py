@@ -22,6 +22,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from ..core.jsonl import atomic_writer
+from .benchmark import read_log
 from .figures import Estimate, notes
 
 MISSING = "–"
@@ -158,11 +159,10 @@ def settings_text(task_args: dict[str, Any] | None) -> list[str]:
 def provenance(logs: Sequence[str]) -> dict[str, Any]:
     """What produced a report, read from the log headers: version, models, task settings, sample counts, log
     files and the dates of the runs. Everything in a report is recomputed from these logs."""
-    from inspect_ai.log import read_eval_log
 
     runs = []
     for path in logs:
-        header = read_eval_log(path, header_only=True)
+        header = read_log(path, header_only=True)
         runs.append(
             {
                 "log": str(path),

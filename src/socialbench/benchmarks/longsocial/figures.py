@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...shared.benchmark import read_log
 from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scatter
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import paper
@@ -324,7 +325,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             )
         )
     t16 = data["table16"]
-    if t16.get("draws"):
+    if t16.get("draws") and t16.get("top_cell"):
         summary_tables.append(
             Table(
                 "longsocial-table16",
@@ -404,11 +405,10 @@ def _recall_note(rows: list[dict[str, Any]]) -> str:
 def _recall(logs: list[str]) -> list[dict[str, Any]]:
     """Table 18 over the items of the logs, on the items and episodes files of the first run whose files are still
     where it found them (cached on disk: the retrievers' output does not depend on the logs)."""
-    from inspect_ai.log import read_eval_log
 
     logged = _logged_items(logs)
     for path in logs:
-        meta = read_eval_log(path, header_only=True).eval.metadata or {}
+        meta = read_log(path, header_only=True).eval.metadata or {}
         if meta.get("benchmark") != "longsocial":
             continue
         try:

@@ -12,12 +12,13 @@ import json
 import math
 import random
 import statistics
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog
 from rich.console import Console
 from rich.table import Table
 from scipy.stats import spearmanr
@@ -25,6 +26,7 @@ from scipy.stats import spearmanr
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...core.jsonl import dump_json
+from ...shared.benchmark import read_log
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
@@ -203,7 +205,7 @@ class Run:
 def load_runs(logs: list[str]) -> list[Run]:
     runs = []
     for path in logs:
-        log = read_eval_log(path)
+        log = read_log(path)
         if (log.eval.task_registry_name or log.eval.task).split("/")[-1] != "longsocial":
             continue
         workflow = str(log.eval.task_args.get("workflow", "full"))
@@ -622,15 +624,17 @@ def table16(
             "ci95": [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))],
         }
 
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):  # a run whose items were all skipped is all NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
         best = np.nanmax(per_cell, axis=1)
-    means = np.nanmean(per_cell, axis=0)
-    top = int(np.nanargmax(means))
+        means = np.nanmean(per_cell, axis=0)
+    top = int(np.nanargmax(means)) if not np.isnan(means).all() else None
     models = sorted({r.model for r in deployable})
     per_model = {}
     for model in models:
         columns = [c for c, r in enumerate(deployable) if r.model == model]
-        with np.errstate(all="ignore"):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
             per_model[model] = summary(np.nanmax(per_cell[:, columns], axis=1))
     cohorts: dict[str, Any] = {}
     for tier in sorted(set((tiers or {}).values())):
@@ -645,7 +649,9 @@ def table16(
         "items_logged": n_items,
         "strata": len(pools),
         "best_cell": summary(best),
-        "top_cell": {"model": deployable[top].model, "setting": deployable[top].label, **summary(per_cell[:, top])},
+        "top_cell": None
+        if top is None
+        else {"model": deployable[top].model, "setting": deployable[top].label, **summary(per_cell[:, top])},
         "models": per_model,
         "cohorts": cohorts,
     }
@@ -837,7 +843,7 @@ def report(
         t13.add_row(r["model"], _pct(r["Full"]), _pct(r["CoT"]), _pct(r["LLM-r"]), best, _pct(r["c_mac"]))
     console.print(t13)
     t16 = data["table16"]
-    if t16.get("draws"):
+    if t16.get("draws") and t16.get("top_cell"):  # no top cell: no run has a scored item
         console.print(
             f"Table 16: {t16['draws']} draws of {t16['items_per_draw']} items (of {t16['items_logged']} logged) in the "
             f"capability x platform proportions ({t16['strata']} strata); mean [2.5, 97.5 percentiles] across draws: "

@@ -17,6 +17,7 @@ recorded in the log. Adding a setting = one subclass + `register`. docs/longsoci
 
 from __future__ import annotations
 
+import difflib
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -684,7 +685,9 @@ def get_workflow(name: str) -> Workflow:
     try:
         return WORKFLOWS[name]
     except KeyError:
-        raise ValueError(f"unknown workflow {name!r}; registered: {', '.join(WORKFLOWS)}") from None
+        close = difflib.get_close_matches(name, WORKFLOWS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"unknown workflow {name!r}; {hint}registered: {', '.join(WORKFLOWS)}") from None
 
 
 for _workflow in [

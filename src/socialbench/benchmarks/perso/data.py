@@ -385,7 +385,7 @@ def load_pairs(
         why = built.not_checkable()
         hint = (
             "; to sample threads whose rules could not be checked (recorded per pair in the log), "
-            "pass -T unchecked=admit"
+            "pass unchecked=admit (-T unchecked=admit to run, -A unchecked=admit to analyze)"
             if why and unchecked == "exclude"
             else ""
         )

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.log import read_eval_log
-
+from ...shared.benchmark import read_log
 from ...shared.figures import Estimate, bars, dots, from_line, stacked_shares
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from . import paper
@@ -25,7 +24,7 @@ def _classifier_on_logged_pairs(path: str) -> float | None:
     """The 14-feature logistic regression's 5-fold accuracy on the pairs of one behavioral log (features are
     logged), the mean over the seeds of `baselines.SEEDS`."""
     seen: dict[str, tuple[list[float], list[float]]] = {}
-    for sample in read_eval_log(path).samples or []:
+    for sample in read_log(path).samples or []:
         meta = sample.metadata or {}
         seen[meta["pair_id"]] = (meta["winner_features"], meta["loser_features"])
     try:

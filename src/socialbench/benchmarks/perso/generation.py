@@ -24,6 +24,7 @@ from ...conversations.model import Thread
 from ...core.errors import InputError
 from ...core.jsonl import dump_json
 from ...shared.answers import shuffle_options
+from ...shared.benchmark import read_log
 from ...shared.judging import Judge
 from .data import DIMENSIONS, Branch, Pair, shown_post
 from .items import CognitiveItem, Provenance, _norm, lint, write_items
@@ -200,13 +201,12 @@ def export_items(console: Console, as_json: bool = False, log: str = "", out: st
         log: the inspect log of a ``perso_generate`` run.
         out: the items JSONL to write.
     """
-    from inspect_ai.log import read_eval_log
 
     if not log or not out:
         raise ValueError("export-items needs -A log=GENERATION_LOG and -A out=ITEMS.jsonl")
     if not Path(log).exists():
         raise InputError(log, "no such log file")
-    run = read_eval_log(log)
+    run = read_log(log)
     if (run.eval.metadata or {}).get("task") != "generate":
         raise InputError(log, f"not a PerSo generation log (task {run.eval.task})")
     items = []

@@ -9,11 +9,12 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Any
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog
 from rich.console import Console
 from rich.table import Table
 
 from ...core.jsonl import dump_json
+from ...shared.benchmark import read_log
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
 from .baselines import length_heuristic
@@ -110,7 +111,7 @@ def cognitive_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def collect(logs: list[str]) -> dict[str, Any]:
     runs = []
     for path in logs:
-        log = read_eval_log(path)
+        log = read_log(path)
         kind = (log.eval.metadata or {}).get("task")
         if (log.eval.metadata or {}).get("benchmark") != "perso" or kind not in ("behavioral", "cognitive"):
             continue

@@ -26,10 +26,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import read_eval_log
 from scipy.stats import entropy
 
-from ...shared.benchmark import role_model
+from ...shared.benchmark import read_log, role_model
 from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 
@@ -78,7 +77,7 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
     Paper-protocol rows carry ``cot_reply`` and ``direct_reply``; single-reply rows carry ``reply``."""
     rows: list[dict[str, Any]] = []
     for path in logs:
-        log = read_eval_log(str(path))
+        log = read_log(str(path))
         args = log.eval.task_args
         ablate = args.get("ablate") or ""
         human = args.get("human_replies")

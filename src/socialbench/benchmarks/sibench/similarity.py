@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import read_eval_log
-
+from ...shared.benchmark import read_log
 from ...shared.embeddings import DEFAULT_EMBEDDER, cosine_pairs, load_embedder
 from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
@@ -32,7 +31,7 @@ def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]
     """model -> dialogue -> {"process", "cot", "direct"} texts found in the logs (full CoT only, no ablations)."""
     found: dict[str, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for path in logs:
-        log = read_eval_log(str(path))
+        log = read_log(str(path))
         args = log.eval.task_args
         mode = args.get("mode", "paper")
         if args.get("ablate") or args.get("human_replies") or mode == "pairwise":

@@ -20,7 +20,7 @@ from rich.table import Table
 from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import krippendorff_alpha
-from ...shared.benchmark import log_paths
+from ...shared.benchmark import log_paths, read_log
 from .paper import HUMAN_ALPHA
 from .prompts import COMPONENT_KEYS, COMPONENTS
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC, Dimension
@@ -41,11 +41,10 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
         seed: reply-order seed.
         limit: use only the first N samples.
     """
-    from inspect_ai.log import read_eval_log
 
     out: list[studies.Item] = []
     for path in log_paths([logs]):
-        log = read_eval_log(path)
+        log = read_log(path)
         for sample in log.samples or []:
             meta = sample.metadata or {}
             cot, direct, analysis = meta.get("reply_cot"), meta.get("reply_direct"), meta.get("analysis") or {}
