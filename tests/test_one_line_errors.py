@@ -1,0 +1,109 @@
+"""One clear line, never a traceback: logs that are corrupt, truncated, not logs or another benchmark's; outputs that
+cannot be written (said before any input is read); a model role naming no provider; a misspelt workflow. And every
+``--json`` answer is strict JSON (null where a number was not measured)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import get_model
+
+from socialbench.benchmarks.longsocial import longsocial
+from socialbench.benchmarks.perso import perso
+from socialbench.core.jsonl import dump_json
+
+CLI = [sys.executable, "-m", "socialbench.cli"]
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+def one_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("logs")
+    found = {}
+    for name, task in (("longsocial", longsocial(workflow="full")), ("perso", perso(task="cognitive"))):
+        (log,) = eval(task, model=get_model("mockllm/model"), log_dir=str(folder / name), display="none", limit=2)
+        found[name] = Path(str(log.location))
+    return found
+
+
+def test_report_names_a_corrupt_truncated_or_foreign_file(logs: dict[str, Path], tmp_path: Path) -> None:
+    good = logs["longsocial"].read_bytes()
+    corrupt = tmp_path / "corrupt.eval"
+    middle = len(good) // 2
+    corrupt.write_bytes(good[:middle] + bytes(b ^ 0xFF for b in good[middle : middle + 64]) + good[middle + 64 :])
+    truncated = tmp_path / "truncated.eval"
+    truncated.write_bytes(good[: len(good) // 2])
+    text = tmp_path / "notes.eval"
+    text.write_text("not a log\n")
+    plain = tmp_path / "notes.json"
+    plain.write_text("not a log either\n")
+    for bad in (corrupt, truncated, text, plain):
+        line = one_line(run("report", "longsocial", bad))
+        assert str(bad) in line and "not a readable inspect log" in line, line
+    line = one_line(run("report", "longsocial", logs["perso"]))
+    assert str(logs["perso"]) in line and "benchmark perso" in line and "socialbench report perso" in line
+
+
+def test_an_output_that_cannot_be_written_is_said_before_reading(logs: dict[str, Path], tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a regular file\n")
+    broken = tmp_path / "broken.json"  # the input is bad too: the output is checked first
+    broken.write_text("{")
+    line = one_line(run("import", "hn-algolia", broken, "-o", blocker / "out.jsonl"))
+    assert "is a file, not a folder" in line
+    line = one_line(run("report", "longsocial", logs["longsocial"], "--html", blocker / "r.html"))
+    assert "is a file, not a folder" in line
+
+
+def test_a_model_role_without_a_provider_and_a_misspelt_workflow(tmp_path: Path) -> None:
+    role = run("run", "sibench", "--model", "mockllm/model", "--model-role", "grader=nonexistent/x", "--limit", "1")
+    assert role.returncode == 2 and "Traceback" not in role.stderr
+    assert "role 'grader': no model provider 'nonexistent'" in role.stderr and "openai" in role.stderr
+    typo = one_line(run("run", "longsocial", "-T", "workflow=ful", "--model", "mockllm/model", "--log-dir", tmp_path))
+    assert "unknown workflow 'ful'; did you mean 'full'?" in typo
+
+
+def test_report_over_a_run_whose_items_were_all_skipped(tmp_path: Path) -> None:
+    (log,) = eval(
+        longsocial(workflow="full", max_context=100),
+        model=get_model("mockllm/model"),
+        log_dir=str(tmp_path),
+        display="none",
+        limit=2,
+    )
+    done = run("report", "longsocial", str(log.location), "--json")
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
+    assert "Warning" not in done.stderr
+
+
+def test_json_answers_are_strict() -> None:
+    text = dump_json({"a": float("nan"), "b": [np.float64("inf"), np.int64(3)], "c": (1.5, None), "d": Path("x")})
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
+        "a": None,
+        "b": [None, 3],
+        "c": [1.5, None],
+        "d": "x",
+    }
+
+
+def test_report_json_is_strict_on_real_runs(logs: dict[str, Path]) -> None:
+    for bench, log in logs.items():
+        done = run("report", bench, log, "--json")
+        assert done.returncode == 0, done.stderr
+        json.loads(done.stdout, parse_constant=lambda c, b=bench: pytest.fail(f"{b}: not strict JSON: {c}"))
