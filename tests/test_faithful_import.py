@@ -7,20 +7,25 @@ from __future__ import annotations
 import bz2
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from socialbench.conversations.sources import REPAIRS_KEY, ImportContext, import_episodes
 from socialbench.core.errors import InputError
 
 CLI = [sys.executable, "-m", "socialbench.cli"]
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def imported(fmt: str, *paths: Path, **options: Any) -> tuple[list[Any], ImportContext, list[str]]:
@@ -300,12 +305,11 @@ def test_convokit_utterance_id_reused_is_refused_and_bad_timestamp_located(data:
         imported("convokit", folder)
 
 
-def test_cmv_pairs_in_the_shipped_file_listed_twice_are_one_pair(data: Path) -> None:
+def test_cmv_pairs_in_the_shipped_file_are_kept_as_listed(data: Path) -> None:
+    # 807 pair records, 5 of them listing a pair again: kept as listed (the published statistics count them)
     episodes, _, _ = imported("cmv-pairs", data / "cmv_pairs" / "heldout_pair_data.jsonlist.bz2")
-    assert repairs(episodes) == {"pairs given twice (read once)": 5}
-    for e in episodes:
-        pairs = [tuple(p) for p in e.meta["pairs"]]
-        assert len(pairs) == len(set(pairs))
+    pairs = [tuple(p) for e in episodes for p in e.meta["pairs"]]
+    assert len(pairs) == 807 and len(set(pairs)) == 802 and repairs(episodes) == {}
 
 
 def test_cmv_pairs_comment_with_other_text_is_counted(data: Path, tmp_path: Path) -> None:
@@ -348,3 +352,60 @@ def test_cli_says_what_it_repaired_and_leaves_the_inputs_alone(data: Path, tmp_p
     refused = subprocess.run([*CLI, "import", "cmv", folder, "-o", out], capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2 and "conflicting labels" in refused.stderr and "Traceback" not in refused.stderr
     assert out.read_bytes() == before_out  # a refused import leaves the earlier output as it was
+
+
+# ---- properties over the real files (hypothesis, derandomized) ------------------------------------------------------
+PROPERTY = settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+@PROPERTY
+@given(st.data())
+def test_any_mix_of_fullnames_and_bare_ids_imports_the_same_thread(data: st.DataObject) -> None:
+    """Reddit writes ids as fullnames (t1_/t3_) in some fields and bare in others; any mix is the same thread."""
+    root = DATA
+    if not root.is_dir():
+        pytest.skip("real data not found")
+    post, comments = reddit_comments(root)
+    comments = comments[:40]
+    prefixed = data.draw(st.lists(st.booleans(), min_size=len(comments) * 3, max_size=len(comments) * 3))
+    mixed = []
+    for i, c in enumerate(comments):
+        link, parent, own = prefixed[3 * i : 3 * i + 3]
+        mixed.append(
+            {
+                **c,
+                "id": ("t1_" if own else "") + c["id"],
+                "link_id": c["link_id"] if link else c["link_id"].removeprefix("t3_"),
+                "parent_id": c["parent_id"] if parent else c["parent_id"].split("_", 1)[1],
+            }
+        )
+    post_id = data.draw(st.sampled_from([post["id"], "t3_" + post["id"]]))
+    folder = Path(tempfile.mkdtemp())
+    try:
+        rs = write_lines(folder / "RS.jsonl", [{**post, "id": post_id}])
+        expected, _, _ = imported("pushshift", rs, write_lines(folder / "RC0.jsonl", comments))
+        got, _, _ = imported("pushshift", rs, write_lines(folder / "RC1.jsonl", mixed))
+        assert got == expected
+    finally:
+        shutil.rmtree(folder)
+
+
+@PROPERTY
+@given(st.data())
+def test_inputs_named_several_ways_are_each_read_once(data: st.DataObject) -> None:
+    """Any list naming the real files, each possibly several times and through other paths, imports as each file
+    once; the inputs are unchanged."""
+    if not DATA.is_dir():
+        pytest.skip("real data not found")
+    files = sorted((DATA / "cmv" / "positive").glob("*.xml"))[:6]
+    expected, _, _ = imported("cmv", *files)
+    picks = files + data.draw(st.lists(st.sampled_from(files), max_size=8))  # the order of first mention kept
+    spelled = [
+        data.draw(st.sampled_from([p, p.parent / ".." / p.parent.name / p.name, Path(os.path.relpath(p))]))
+        for p in picks
+    ]
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+    got, context, _ = imported("cmv", *spelled)
+    assert sorted(got, key=lambda e: e.id) == sorted(expected, key=lambda e: e.id)
+    assert context.report.repairs.get("duplicate input paths read once", 0) == len(spelled) - len(files)
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files} == before
