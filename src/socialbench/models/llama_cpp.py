@@ -29,6 +29,7 @@ from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
+    ContentText,
     GenerateConfig,
     Logprob,
     Logprobs,
@@ -62,9 +63,17 @@ def bundled_model_path(name: str) -> Path:
     return Path(target)
 
 
+def message_text(message: ChatMessage) -> str:
+    """A message's text as one string. Text parts are joined with nothing between them (not inspect's ``.text``
+    newline): a prompt split into a cached prefix block and the item's block is the same text as unsplit."""
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(part.text for part in message.content if isinstance(part, ContentText))
+
+
 def messages_to_text(messages: list[ChatMessage]) -> str:
     """Plain-text prompt for a base model: message texts in order, separated by blank lines."""
-    return "\n\n".join(m.text for m in messages if m.text)
+    return "\n\n".join(text for m in messages if (text := message_text(m)))
 
 
 class EmbeddedLlama(ModelAPI):
@@ -130,7 +139,7 @@ class EmbeddedLlama(ModelAPI):
             template = self.llm.metadata.get("tokenizer.chat_template")
             if template:
                 formatter = Jinja2ChatFormatter(template, eos_token="", bos_token="")
-                chat = [{"role": m.role, "content": m.text} for m in messages]
+                chat = [{"role": m.role, "content": message_text(m)} for m in messages]
                 rendered = formatter(messages=chat).prompt  # type: ignore[arg-type]
                 return self.tokenize_text(rendered)
         return self.tokenize_text(messages_to_text(messages))

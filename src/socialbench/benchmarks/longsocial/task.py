@@ -22,6 +22,7 @@ from ...conversations.store import read_episodes
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.budgets import answer_budget, known_context, reasons
+from ...shared.caching import cached_prefix
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
@@ -125,7 +126,10 @@ def prepare(
         state.metadata["shown_posts"] = len(selection.nodes)
         state.metadata["selection"] = selection.info
         state.metadata[CONTEXT] = context
-        state.messages = [ChatMessageUser(content=workflow.prompt(thread, selection.nodes, question, context))]
+        text = workflow.prompt(thread, selection.nodes, question, context)
+        # the whole discussion is the same for every item of the episode: it goes first, as its own cached block
+        content = cached_prefix(text, "Question: " + question.stem) if workflow.prompt_cache == "prefix" else text
+        state.messages = [ChatMessageUser(content=content)]
         return state
 
     return solve
@@ -294,7 +298,8 @@ def longsocial(
             answer(flow, answer_mode, max_tokens),
         ],
         scorer=open_answer_judge() if "grader" in flow.needs else choice_letter(),
-        config=GenerateConfig(temperature=0.0),
+        # settings whose items share no discussion do not pay for cache writes (Anthropic bills them at 1.25x)
+        config=GenerateConfig(temperature=0.0, cache_prompt=False if flow.prompt_cache == "off" else None),
         metadata={
             "benchmark": "longsocial",
             "workflow": workflow,
@@ -302,6 +307,7 @@ def longsocial(
             "workflow_family": flow.family,
             "workflow_params": flow.params,
             "workflow_needs": sorted(flow.needs),
+            "prompt_cache": flow.prompt_cache,
             "diagnostic": flow.diagnostic,
             "embedder": embedder_name,
             "skipped_without_oracle": without_oracle,

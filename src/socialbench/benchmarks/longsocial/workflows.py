@@ -22,7 +22,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
 from inspect_ai.solver import Generate, TaskState
@@ -75,6 +75,11 @@ class Workflow:
     intro: str = prompts.INTRO_SELECTED
     grid: bool = True
     """One of the paper's 29 settings (Table 12); False for the component-oracle extras of Table 21."""
+    prompt_cache: Literal["prefix", "off", "auto"] = "off"
+    """How provider prompt caches are used (docs/models.md): ``prefix`` when every item of an episode sees the same
+    whole discussion (the prompt is sent as a cached discussion block + the item's block); ``off`` when items share
+    nothing worth a cache write (retrieved or scoped posts, probes: no cache writes billed); ``auto`` leaves the
+    provider's automatic caching as it is (settings with intermediate calls over the whole discussion)."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -105,6 +110,7 @@ class Full(Workflow):
     name = "full"
     title = "Full context"
     family = "Full-context"
+    prompt_cache = "prefix"
     reference = "Table 12, Full"
 
     def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
@@ -113,6 +119,7 @@ class Full(Workflow):
 
 class Reasoning(Workflow):
     family = "Chain-of-thought"
+    prompt_cache = "prefix"
     needs = frozenset({"reasoning"})
     max_tokens = 1024
 
@@ -264,6 +271,7 @@ class LLMRetriever(Workflow):
     name = "llm-retriever"
     title = "LLM as retriever"
     family = "LLM-as-retriever"
+    prompt_cache = "auto"
     reference = "Table 12 / Table 13, LLM-r"
     needs = frozenset({"model-calls"})
     k = 20
@@ -662,6 +670,7 @@ class OpenAnswer(Workflow):
     name = "open-answer"
     title = "Open answer (no options), judged against the gold option"
     family = "Format probe"
+    prompt_cache = "prefix"
     reference = "Table 4, multiple-choice format effect"
     needs = frozenset({"reasoning", "grader"})
     diagnostic = True

@@ -1,0 +1,114 @@
+"""Provider prompt caches that can hit: recorded against a local server on 127.0.0.1 that speaks Anthropic's Messages
+API, the whole-discussion settings send the discussion as its own block with the cache mark, byte-identical across
+the items of an episode, and the item after it; settings whose items share no discussion send no cache mark at all
+(no cache writes billed). The split never changes the text a model reads."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import ChatMessageUser, get_model
+
+from socialbench.benchmarks.longsocial import longsocial
+from socialbench.benchmarks.longsocial.task import sample_pack
+from socialbench.models.llama_cpp import messages_to_text
+from socialbench.shared.caching import cached_prefix
+
+
+class _Anthropic(BaseHTTPRequestHandler):
+    """POST /v1/messages: records the request body, answers one short message."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
+        reply = {
+            "id": f"msg_{len(self.server.requests)}",  # type: ignore[attr-defined]
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [{"type": "text", "text": "Final answer: A"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 3},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Anthropic)
+    httpd.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _one_episode(tmp_path: Path, n: int = 3) -> str:
+    rows = [json.loads(line) for line in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    first = rows[0]["episode_id"]
+    path = tmp_path / "items.jsonl"
+    kept = [r for r in rows if r["episode_id"] == first][:n]
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    return str(path)
+
+
+def _run(server: ThreadingHTTPServer, tmp_path: Path, workflow: str) -> list[dict[str, Any]]:
+    host, port = server.server_address[:2]
+    model = get_model("anthropic/claude-3-5-haiku-latest", base_url=f"http://{host!s}:{port}", api_key="sk-test")
+    (log,) = eval(
+        longsocial(items=_one_episode(tmp_path), workflow=workflow),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+    )
+    assert log.status == "success", log.error
+    return [body for path, body in server.requests if path.endswith("/messages")]  # type: ignore[attr-defined]
+
+
+def test_the_discussion_is_one_cached_block_shared_by_the_episodes_items(
+    anthropic_server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    requests = _run(anthropic_server, tmp_path, "full")
+    assert len(requests) == 3
+    blocks = [r["messages"][0]["content"] for r in requests]
+    assert all(isinstance(b, list) and len(b) == 2 for b in blocks), blocks[0]
+    shared = {b[0]["text"] for b in blocks}
+    assert len(shared) == 1  # byte-identical across the items of the episode
+    assert all(b[0].get("cache_control", {}).get("type") == "ephemeral" for b in blocks)
+    assert all("cache_control" not in b[1] for b in blocks)  # no automatic mark after the question
+    assert len({b[1]["text"] for b in blocks}) == 3 and all(b[1]["text"].startswith("Question: ") for b in blocks)
+    assert (shared.pop()).startswith("You will read")
+
+
+def test_settings_that_share_no_discussion_send_no_cache_mark(
+    anthropic_server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    requests = _run(anthropic_server, tmp_path, "bm25-k20")
+    assert requests and "cache_control" not in json.dumps(requests)
+
+
+def test_the_split_prompt_reads_as_the_unsplit_one() -> None:
+    prompt = "Intro\n\nDISCUSSION\nc1 ...\nQuestion: Who?\nA. x\nB. y\n\nAnswer:"
+    parts = cached_prefix(prompt, "Question: Who?")
+    assert isinstance(parts, list) and parts[0].cache_breakpoint and not parts[1].cache_breakpoint
+    assert "".join(p.text for p in parts) == prompt  # type: ignore[union-attr]
+    assert messages_to_text([ChatMessageUser(content=parts)]) == messages_to_text([ChatMessageUser(content=prompt)])
+    assert cached_prefix(prompt, "Question: Which?") == prompt  # not found: one block
