@@ -35,6 +35,7 @@ from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
 from .core.jsonl import dump_json, protecting
+from .shared.ledger import print_usage
 
 if TYPE_CHECKING:
     from .shared.benchmark import Parameter
@@ -444,6 +445,30 @@ def list_cmd() -> None:
     type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh"]),
     help="inspect's reasoning_effort for reasoning models (recorded in the log's generate config).",
 )
+@click.option(
+    "--batch",
+    is_flag=False,
+    flag_value="on",
+    metavar="[SIZE]",
+    help="Send requests through the provider's batch API (OpenAI, Anthropic: half the price, results within hours); "
+    "SIZE = requests per batch (inspect's default 100).",
+)
+@click.option(
+    "--max-samples",
+    type=click.IntRange(min=1),
+    help="Samples run at once per task (inspect's default: --max-connections).",
+)
+@click.option(
+    "--model-cost-config",
+    type=click.Path(exists=True, dir_okay=False),
+    help="YAML / JSON prices per model (inspect's ModelCost: $ per million input, output, cache write, cache read "
+    "tokens); the ledger after the run shows the cost.",
+)
+@click.option(
+    "--cache-ttl",
+    type=click.Choice(["5m", "1h", "auto"]),
+    help="Anthropic models: how long the cached discussion lives (1h writes cost 2x input instead of 1.25x).",
+)
 def run(
     benchmark: str,
     task_name: str | None,
@@ -460,6 +485,10 @@ def run(
     display: str,
     resume: bool,
     reasoning_effort: str | None,
+    batch: str | None,
+    max_samples: int | None,
+    model_cost_config: str | None,
+    cache_ttl: str | None,
 ) -> None:
     """Run benchmark BENCH on a model and print its summary (like `inspect eval`, with -T task arguments).
 
@@ -492,6 +521,21 @@ def run(
     }
     if reasoning_effort:
         options["reasoning_effort"] = reasoning_effort
+    if batch is not None:
+        if batch != "on" and not batch.isdigit():
+            raise click.BadParameter(f"expected a number of requests per batch, got {batch!r}", param_hint="--batch")
+        options["batch"] = True if batch == "on" else int(batch)
+    if max_samples:
+        options["max_samples"] = max_samples
+    if model_cost_config:
+        options["model_cost_config"] = model_cost_config
+    if cache_ttl:
+        others = [m for m in models if not m.startswith("anthropic/")]
+        if others:
+            raise click.BadParameter(
+                f"applies to anthropic/ models only, not {', '.join(others)}", param_hint="--cache-ttl"
+            )
+        options["model_args"] = {**options["model_args"], "cache_ttl": cache_ttl}
     if resume:
         from inspect_ai.log import read_eval_log
 
@@ -504,6 +548,7 @@ def run(
     else:
         bench.report([log.location for log in logs], out)
         out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
+    print_usage(out, [log.location for log in logs])
     if any(log.status != "success" for log in logs):
         sys.exit(1)
 
@@ -546,6 +591,8 @@ def report(
     paths = latest_runs(every_log)
     with protecting(every_log):
         bench.report(paths, out, as_json=as_json, **options)
+        if not as_json:  # --json has the same rows under "usage"
+            print_usage(out, paths)
         if html_path or figures_dir or tables_dir:
             from .shared import reporting
 

@@ -27,6 +27,7 @@ from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...core.jsonl import dump_json
 from ...shared.benchmark import read_log
+from ...shared.ledger import usage_rows
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
@@ -771,6 +772,7 @@ def report(
             use inspect's model data.
     """
     data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
+    data["usage"] = usage_rows(logs)
     if as_json:
         console.file.write(dump_json(data) + "\n")
         return

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from ...core.jsonl import dump_json
 from ...shared.benchmark import read_log
+from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
 from .baselines import length_heuristic
@@ -161,6 +162,7 @@ def _cell(acc: dict[str, Any]) -> str:
 def report(logs: list[str], console: Console, as_json: bool = False) -> None:
     """PerSo tables from logs of `socialbench run perso` (several models and both tasks at once)."""
     data = collect(logs)
+    data["usage"] = usage_rows(logs)
     if as_json:
         console.file.write(dump_json(data) + "\n")
         return

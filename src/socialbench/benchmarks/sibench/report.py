@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ...core.jsonl import dump_json
+from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.statistics import percent as _pct
 from . import analysis
@@ -180,6 +181,7 @@ def report(
             for r in process_reply_similarity(logs, embedder)
         ]
     tables["paper_human_reference"] = HUMAN_REFERENCE
+    tables["usage"] = usage_rows(logs)
     if as_json:
         console.file.write(dump_json(tables) + "\n")
         return

@@ -1,0 +1,109 @@
+"""The cost ledger after a run, known answers: a local OpenAI-compatible server on 127.0.0.1 reports a fixed usage per
+request (1,000 prompt tokens of which 800 cached, 10 completion tokens); with fixed prices the ledger's tokens, cache
+hit rate and dollars are known exactly. And the run options users expect from inspect reach it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelCost, get_model
+
+from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
+from socialbench.shared.ledger import usage_rows
+
+CLI = [sys.executable, "-m", "socialbench.cli"]
+
+
+class _Usage(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        reply = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": 1000,
+                "completion_tokens": 10,
+                "total_tokens": 1010,
+                "prompt_tokens_details": {"cached_tokens": 800},
+            },
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[ThreadingHTTPServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Usage)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPServer, tmp_path: Path) -> None:
+    rows = (sample_pack() / "items.jsonl").read_text().splitlines()[:2]
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(rows) + "\n")
+    host, port = server.server_address[:2]
+    model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
+    prices = {"openai/gpt-4o": ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)}
+    (log,) = eval(
+        longsocial(items=str(items), workflow="full"),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+        model_cost_config=prices,
+    )
+    assert log.status == "success", log.error
+    (row,) = usage_rows([str(log.location)])
+    assert row["model"] == "openai/gpt-4o" and row["role"] == "under test"
+    assert (row["input_tokens"], row["cache_read_tokens"], row["output_tokens"]) == (400, 1600, 20)
+    assert row["cache_hit_rate"] == pytest.approx(0.8)
+    # per request: 200 x $1/M + 800 x $0.1/M + 10 x $2/M = $0.0003; two requests
+    assert row["cost"] == pytest.approx(0.0006)
+    report = subprocess.run([*CLI, "report", "longsocial", str(log.location), "--json"], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["usage"] == [row]
+    table = subprocess.run([*CLI, "report", "longsocial", str(log.location)], capture_output=True, text=True)
+    assert "Tokens and cost per run" in table.stdout and "80.0%" in table.stdout and "0.0006" in table.stdout
+
+
+def test_run_options_reach_inspect(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*CLI, "run", "longsocial", "--model", "mockllm/model", "--limit", "1", "--log-dir", tmp_path,
+         "--batch", "5", "--max-samples", "2", "--display", "none"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (path,) = tmp_path.glob("*.eval")
+    header = read_eval_log(str(path), header_only=True)
+    assert header.plan.config.batch == 5 and header.eval.config.max_samples == 2
+    assert "Tokens and cost per run" in done.stdout
+    ttl = subprocess.run(
+        [*CLI, "run", "longsocial", "--model", "mockllm/model", "--cache-ttl", "1h"], capture_output=True, text=True
+    )
+    assert ttl.returncode == 2 and "applies to anthropic/ models only" in ttl.stderr
