@@ -22,7 +22,7 @@ from ...conversations.store import read_episodes
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.budgets import answer_budget, known_context, reasons
-from ...shared.caching import cached_prefix
+from ...shared.caching import cached_prefix, honours_cache_marks
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
@@ -128,7 +128,8 @@ def prepare(
         state.metadata[CONTEXT] = context
         text = workflow.prompt(thread, selection.nodes, question, context)
         # the whole discussion is the same for every item of the episode: it goes first, as its own cached block
-        content = cached_prefix(text, "Question: " + question.stem) if workflow.prompt_cache == "prefix" else text
+        marked = workflow.prompt_cache == "prefix" and honours_cache_marks(model)
+        content = cached_prefix(text, "Question: " + question.stem) if marked else text
         state.messages = [ChatMessageUser(content=content)]
         return state
 
