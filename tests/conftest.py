@@ -93,3 +93,36 @@ def chromium_browser() -> Iterator[Any]:
 def browser() -> Iterator[Any]:
     with chromium_browser() as launched:
         yield launched
+
+
+@contextmanager
+def recording_server(reply: Any) -> Iterator[Any]:
+    """A local HTTP server on 127.0.0.1 that speaks a hosted API just enough for our tests: every POST body is
+    recorded as ``(path, json body)`` in ``server.requests`` and answered with ``reply(body, server)`` as JSON."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
+            data = json.dumps(reply(body, self.server)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,47 +17,34 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelCost, get_model
 
+from conftest import recording_server
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.shared.ledger import usage_rows
 
 CLI = [sys.executable, "-m", "socialbench.cli"]
 
 
-class _Usage(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        reply = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "gpt-4o",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": 1000,
-                "completion_tokens": 10,
-                "total_tokens": 1010,
-                "prompt_tokens_details": {"cached_tokens": 800},
-            },
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _usage_reply(_body: dict[str, Any], _server: Any) -> dict[str, Any]:
+    """A chat completion reporting 1,000 prompt tokens (800 of them cached) and 10 completion tokens."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": 1000,
+            "completion_tokens": 10,
+            "total_tokens": 1010,
+            "prompt_tokens_details": {"cached_tokens": 800},
+        },
+    }
 
 
 @pytest.fixture
 def server() -> Iterator[ThreadingHTTPServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Usage)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with recording_server(_usage_reply) as httpd:
+        yield httpd
 
 
 def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPServer, tmp_path: Path) -> None:

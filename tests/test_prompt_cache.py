@@ -6,9 +6,8 @@ the items of an episode, and the item after it; settings whose items share no di
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,48 +15,31 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessageUser, get_model
 
+from conftest import recording_server
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.models.llama_cpp import messages_to_text
 from socialbench.shared.caching import cached_prefix
 
 
-class _Anthropic(BaseHTTPRequestHandler):
-    """POST /v1/messages: records the request body, answers one short message."""
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
-        reply = {
-            "id": f"msg_{len(self.server.requests)}",  # type: ignore[attr-defined]
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model"),
-            "content": [{"type": "text", "text": "Final answer: A"}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 3},
-        }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _message_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
+    """Anthropic's Messages API: one short message."""
+    return {
+        "id": f"msg_{len(server.requests)}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": [{"type": "text", "text": "Final answer: A"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 3},
+    }
 
 
 @pytest.fixture
 def anthropic_server() -> Iterator[ThreadingHTTPServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Anthropic)
-    httpd.requests = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with recording_server(_message_reply) as httpd:
+        yield httpd
 
 
 def _one_episode(tmp_path: Path, n: int = 3) -> str:
