@@ -23,6 +23,7 @@ from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
+    Content,
     GenerateConfig,
     Model,
     ResponseSchema,
@@ -30,6 +31,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.util import json_schema
 from pydantic import BaseModel, ValidationError
+
+from .caching import PrefixGate, layout
 
 logger = logging.getLogger(__name__)
 V = TypeVar("V")
@@ -93,6 +96,7 @@ class Judge:
         self.retries = retries
         self.max_tokens = max_tokens
         self._model: Model | None = None
+        self._gate = PrefixGate()
 
     def model(self) -> Model:
         if self._model is None:
@@ -111,11 +115,26 @@ class Judge:
         return self._model
 
     async def ask(
-        self, prompt: str, validate: Callable[[Any], V], schema: type[BaseModel] | None = None
+        self,
+        prompt: str,
+        validate: Callable[[Any], V],
+        schema: type[BaseModel] | None = None,
+        item_start: str | None = None,
     ) -> tuple[V | None, list[str]]:
         """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format. With a
         ``schema``, the call carries it as inspect's structured output (``response_schema``): API providers honour
-        it, and the embedded model turns it into a llama.cpp grammar, so the JSON is valid by construction."""
+        it, and the embedded model turns it into a llama.cpp grammar, so the JSON is valid by construction.
+        ``item_start`` marks where the case's own text begins: the part before it (instructions, rubric) is shared
+        by every case, sent as a cached block, and the first case's request goes before the others
+        (`shared.caching`)."""
+        if item_start is None:
+            return await self._ask(prompt, validate, schema)
+        async with self._gate.turn(self.model(), prompt, item_start):
+            return await self._ask(layout(self.model(), prompt, item_start), validate, schema)
+
+    async def _ask(
+        self, prompt: str | list[Content], validate: Callable[[Any], V], schema: type[BaseModel] | None
+    ) -> tuple[V | None, list[str]]:
         problems: list[str] = []
         messages: list[ChatMessage] = [ChatMessageSystem(content=self.system), ChatMessageUser(content=prompt)]
         config = GenerateConfig(

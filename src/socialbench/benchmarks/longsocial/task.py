@@ -14,7 +14,7 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessageUser, Content, GenerateConfig, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Node, Thread
@@ -22,7 +22,7 @@ from ...conversations.store import read_episodes
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.budgets import answer_budget, known_context, reasons
-from ...shared.caching import cached_prefix, honours_cache_marks
+from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
@@ -101,6 +101,15 @@ def context_limit(model: Model, max_context: int | None) -> int | None:
     return getattr(model.api, "context_length", None) or max_context or known_context(model)
 
 
+def _item_start(question: Question) -> str:
+    return "Question: " + question.stem
+
+
+def _laid_out(workflow: Workflow, model: Model, text: str, question: Question) -> str | list[Content]:
+    """The whole discussion is the same for every item of the episode: it goes first, as its own cached block."""
+    return layout(model, text, _item_start(question)) if workflow.prompt_cache == "prefix" else text
+
+
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
     ids = state.store.get(SELECTED)
     return list(thread.traverse("thread")) if ids is None else [thread.node(i) for i in ids]
@@ -127,10 +136,7 @@ def prepare(
         state.metadata["selection"] = selection.info
         state.metadata[CONTEXT] = context
         text = workflow.prompt(thread, selection.nodes, question, context)
-        # the whole discussion is the same for every item of the episode: it goes first, as its own cached block
-        marked = workflow.prompt_cache == "prefix" and honours_cache_marks(model)
-        content = cached_prefix(text, "Question: " + question.stem) if marked else text
-        state.messages = [ChatMessageUser(content=content)]
+        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question))]
         return state
 
     return solve
@@ -182,7 +188,7 @@ def fit_context(
             state.metadata[OVERLENGTH] = True
             state.completed = True
             return state
-        state.user_prompt.content = best[1]
+        state.user_prompt.content = _laid_out(workflow, model, best[1], question)
         state.metadata["truncated"] = {
             "strategy": "thread-order prefix",
             "kept_posts": best[0],
@@ -210,14 +216,21 @@ def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None
     """Ask for the answer: the workflow's answer call(s) with free generation (letter extracted by the scorer),
     or one token with the top next-token log-probabilities (for base models such as the embedded default)."""
 
+    gate = PrefixGate()
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         resolved = resolve_answer_mode(mode, workflow)
         state.metadata[ANSWER_MODE] = resolved
-        if resolved == "logprobs":
-            return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-        budget = answer_budget(get_model(), workflow.max_tokens, max_tokens)
-        state.metadata["answer_budget"] = {"tokens": budget.tokens, "why": budget.why}
-        return await workflow.respond(state, generate, budget.tokens)
+        model = get_model()
+        # an episode's other items wait until its first is answered, so they read the cache it wrote
+        shared = state.user_prompt.text if workflow.prompt_cache == "prefix" else ""
+        async with gate.turn(model, shared, _item_start(question_of(state))) as turn:
+            state.metadata["prefix_turn"] = turn
+            if resolved == "logprobs":
+                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+            budget = answer_budget(model, workflow.max_tokens, max_tokens)
+            state.metadata["answer_budget"] = {"tokens": budget.tokens, "why": budget.why}
+            return await workflow.respond(state, generate, budget.tokens)
 
     return solve
 
@@ -285,9 +298,12 @@ def longsocial(
                 raise InputError(items_path, f"{problem} {hint}", record=item.id)
             without_oracle.append(item.id)
             loaded.remove(item)
-    # Items of one episode run back to back so the episode prefix is computed once (KV / prompt caches).
+    # Items of one episode run back to back so the episode prefix is computed once (KV / prompt caches); under
+    # concurrency each episode's first item starts a window of episodes ahead (see shared.caching).
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
+    window = active_connections() if flow.prompt_cache == "prefix" else 1
+    loaded = first_of_each_group(loaded, lambda i: i.episode_id, window)
     shuffle_seed = None if seed < 0 else seed
     return Task(
         dataset=MemoryDataset(
@@ -309,6 +325,7 @@ def longsocial(
             "workflow_params": flow.params,
             "workflow_needs": sorted(flow.needs),
             "prompt_cache": flow.prompt_cache,
+            "schedule": "episodes' first items a window ahead" if window > 1 else "episode order",
             "diagnostic": flow.diagnostic,
             "embedder": embedder_name,
             "skipped_without_oracle": without_oracle,

@@ -19,6 +19,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...shared.answers import letter_from_logprobs
+from ...shared.caching import PrefixGate, layout
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import Pair, post_record, words
@@ -108,9 +109,14 @@ async def _rate_by_logprobs(prompt: str) -> tuple[tuple[int, int] | None, str | 
     return (int(first), int(second)), None, output
 
 
+ITEM_START = "Response 1:\n"
+"""Where a pair's own text begins: the instructions and the OP's post before it are shared by that post's pairs."""
+
+
 @solver
 def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: int = 64) -> Solver:
     """Ask for the two ratings; re-ask up to ``retries`` times naming what was wrong; record every attempt."""
+    gate = PrefixGate()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
@@ -125,8 +131,16 @@ def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: in
             ratings, problem, state.output = await _rate_by_logprobs(state.input_text)
             problems += [problem] if problem else []
         else:
-            for _attempt in range(retries + 1):
+            model = get_model()
+            text = state.user_prompt.text
+            state.user_prompt.content = layout(model, text, ITEM_START)
+            # the pairs on one OP post share it: their first request goes alone, the rest read its cache
+            async with gate.turn(model, text, ITEM_START) as turn:
+                state.metadata["prefix_turn"] = turn
                 state = await generate(state, max_tokens=max_tokens, temperature=0.0)
+            for _attempt in range(retries + 1):
+                if _attempt:
+                    state = await generate(state, max_tokens=max_tokens, temperature=0.0)
                 ratings, problem = parse_ratings(state.output.completion)
                 if ratings is not None:
                     break

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from inspect_ai.dataset import Sample
+from inspect_ai.model import get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, grouped, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Thread
 from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
+from ...shared.caching import PrefixGate, layout
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import post_record, shown_post
@@ -52,8 +54,15 @@ def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: i
     )
 
 
+ITEM_START = "Question: "
+"""Where an item's own text begins: the OP's post and the persuader's reply before it are shared by the items on
+that reply (belief, emotion, intent), sent as a cached block (`shared.caching`)."""
+
+
 @solver
 def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
+    gate = PrefixGate()
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
         if mode == "auto":
@@ -61,9 +70,14 @@ def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
 
             mode = "logprobs" if embedded_base_model() else "generate"
         state.metadata["answer_mode"] = mode
-        if mode == "logprobs":
-            return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-        return await generate(state, max_tokens=max_tokens, temperature=0.0)
+        model = get_model()
+        text = state.user_prompt.text
+        state.user_prompt.content = layout(model, text, ITEM_START)
+        async with gate.turn(model, text, ITEM_START) as turn:
+            state.metadata["prefix_turn"] = turn
+            if mode == "logprobs":
+                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+            return await generate(state, max_tokens=max_tokens, temperature=0.0)
 
     return solve
 

@@ -10,17 +10,26 @@ from pathlib import Path
 from typing import Literal
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ...shared.caching import active_connections, first_of_each_group, shared_part
+from .behavioral import ITEM_START as PAIR_START
 from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_pair
 from .behavioral import record_to_sample as pair_sample
-from .cognitive import choose_option, option_choice
+from .cognitive import ITEM_START, choose_option, option_choice
 from .cognitive import record_to_sample as item_sample
 from .data import Unchecked, default_threads, load_pairs, load_threads, post_cleaning
 from .generation import branch_samples, generation_check, write_items_solver
 from .items import check_items, default_items, load_items
 from .prompts import BEHAVIORAL_VERSION, COGNITIVE_VERSION, GENERATION_VERSION
+
+
+def cache_order(samples: list[Sample], item_start: str) -> list[Sample]:
+    """Under concurrency, the first sample sharing each prompt prefix (an OP post; a post and reply) starts a window
+    of groups ahead of the rest of its group (`shared.caching`); with one connection the order is kept."""
+    return first_of_each_group(samples, lambda s: shared_part(str(s.input), item_start), active_connections())
+
 
 TaskKind = Literal["behavioral", "cognitive"]
 Dimension = Literal["belief", "emotion", "intent"]
@@ -62,9 +71,8 @@ def perso(
         if dimension is not None:
             raise ValueError("dimension applies to task=cognitive only")
         built, pairs = load_pairs(threads, subset, seed, unchecked)
-        samples = [
-            pair_sample(p, first, built.unchecked.get(p.id, [])) for p in pairs for first in orders_of(p, orders, seed)
-        ]
+        shown = [(p, first) for p in pairs for first in orders_of(p, orders, seed)]
+        samples = cache_order([pair_sample(p, first, built.unchecked.get(p.id, [])) for p, first in shown], PAIR_START)
         return Task(
             dataset=MemoryDataset(samples, name="perso-behavioral", location=str(threads_path)),
             solver=rate_pair(answer_mode, retries),
@@ -92,7 +100,9 @@ def perso(
     shuffle_seed = None if seed < 0 else seed
     return Task(
         dataset=MemoryDataset(
-            [item_sample(i, by_id, shuffle_seed) for i in loaded], name="perso-cognitive", location=str(items_path)
+            cache_order([item_sample(i, by_id, shuffle_seed) for i in loaded], ITEM_START),
+            name="perso-cognitive",
+            location=str(items_path),
         ),
         solver=choose_option(answer_mode),
         scorer=option_choice(),

@@ -61,6 +61,11 @@ def _context(state: TaskState) -> str:
     return str(state.metadata["chat"])
 
 
+CASE_START = "Conversation ("
+"""Where a case's own text begins in the judge prompt: the instructions and rubric before it are the same for
+every case, sent as one cached block (`shared.caching`)."""
+
+
 def judge_prompt(chat: str, reply: str, analysis: dict[str, str] | None) -> str:
     keys = [k for k in PROCESS_KEYS if analysis and k in analysis]
     parts = [
@@ -69,7 +74,7 @@ def judge_prompt(chat: str, reply: str, analysis: dict[str, str] | None) -> str:
     ]
     if keys:
         parts.insert(1, PROCESS_RUBRIC.render())
-    parts += [f"Conversation (用户 is the speaker, 对方 the other party):\n{chat}"]
+    parts += [f"{CASE_START}用户 is the speaker, 对方 the other party):\n{chat}"]
     if keys and analysis:
         parts.append("The speaker's analysis:\n" + "\n".join(f"- {k}: {analysis[k]}" for k in keys))
     parts.append(f"The speaker's final reply: {reply}")
@@ -103,7 +108,9 @@ async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_lengt
         value |= dict.fromkeys([k for k in keys if k != "reply"], NAN)
     validate = _validator([k for k in keys if k in analysis] + ["reply"])
     keys_asked = [k for k in keys if k in analysis] + ["reply"]
-    verdict, problems = await judge.ask(judge_prompt(_context(state), reply, analysis), validate, _schema(keys_asked))
+    verdict, problems = await judge.ask(
+        judge_prompt(_context(state), reply, analysis), validate, _schema(keys_asked), item_start=CASE_START
+    )
     if verdict is None:
         value["unjudged"] = 1.0
         return Score(

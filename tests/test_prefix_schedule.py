@@ -1,0 +1,136 @@
+"""Cache-aware scheduling, recorded against a local OpenAI-compatible server on 127.0.0.1 that notes when each request
+arrives and when it was answered: under inspect's default concurrency an episode's other items reach the server only
+after its first item has been answered (so a prefix cache written by the first can be read by the rest), while
+different episodes run side by side. With one connection nothing is held back and items keep episode order."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from inspect_ai import eval
+from inspect_ai.model import get_model
+
+from conftest import recording_server
+from socialbench.benchmarks.longsocial import longsocial
+from socialbench.shared.caching import PrefixGate, first_of_each_group
+
+
+def _slow_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
+    """A chat completion answered after 0.3 s; arrival and answer times are recorded per request."""
+    prompt = body["messages"][-1]["content"]
+    arrived = time.monotonic()
+    with server.lock:
+        server.in_flight += 1
+        server.peak = max(server.peak, server.in_flight)
+    time.sleep(0.3)
+    with server.lock:
+        server.in_flight -= 1
+        server.timings.append((prompt, arrived, time.monotonic()))
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "A"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+    }
+
+
+@pytest.fixture
+def server() -> Iterator[ThreadingHTTPServer]:
+    with recording_server(_slow_reply) as httpd:
+        httpd.lock = threading.Lock()  # type: ignore[attr-defined]
+        httpd.timings = []  # type: ignore[attr-defined]
+        httpd.in_flight = httpd.peak = 0  # type: ignore[attr-defined]
+        yield httpd
+
+
+def _run(server: ThreadingHTTPServer, tmp_path: Path, **options: Any) -> Any:
+    host, port = server.server_address[:2]
+    model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
+    # the task function, not a task: inspect creates the task with the model active, as `socialbench run` does
+    (log,) = eval(longsocial, model=model, log_dir=str(tmp_path / "logs"), display="none", max_retries=0, **options)
+    assert log.status == "success", log.error
+    return log
+
+
+def _groups(timings: list[tuple[str, float, float]]) -> dict[str, list[tuple[float, float]]]:
+    groups: dict[str, list[tuple[float, float]]] = {}
+    for prompt, arrived, answered in sorted(timings, key=lambda t: t[1]):
+        groups.setdefault(prompt[: prompt.rfind("Question: ")], []).append((arrived, answered))
+    return groups
+
+
+def test_an_episodes_other_items_arrive_after_its_first_is_answered(server: Any, tmp_path: Path) -> None:
+    log = _run(server, tmp_path)  # inspect's default concurrency
+    groups = _groups(server.timings)
+    assert len(server.timings) == 36 and len(groups) == 9  # the sample pack: 9 episodes of 4 items
+    after = [arrived >= groups[g][0][1] for g in groups for arrived, _ in groups[g][1:]]
+    assert len(after) == 27 and all(after)
+    assert server.peak >= 9  # the episodes' first items ran side by side
+    turns = [s.metadata["prefix_turn"] for s in log.samples]
+    assert turns.count("first") == 9 and turns.count("after first") == 27
+    assert log.eval.metadata["schedule"] == "episodes' first items a window ahead"
+
+
+def test_one_connection_keeps_episode_order_and_holds_nothing_back(server: Any, tmp_path: Path) -> None:
+    log = _run(server, tmp_path, max_connections=1)
+    assert server.peak == 1
+    assert {s.metadata["prefix_turn"] for s in log.samples} == {"alone"}
+    order = [prompt[: prompt.rfind("Question: ")] for prompt, _, _ in sorted(server.timings, key=lambda t: t[1])]
+    changes = sum(a != b for a, b in pairwise(order))
+    assert changes == 8  # each episode's four items back to back
+    assert log.eval.metadata["schedule"] == "episode order"
+
+
+def test_the_order_moves_each_groups_first_item_a_window_ahead() -> None:
+    items = [f"{g}{n}" for g in "abcd" for n in range(3)]
+    assert first_of_each_group(items, lambda i: i[0], 1) == items
+    assert first_of_each_group(items, lambda i: i[0], 2) == [
+        *["a0", "b0"],
+        *["a1", "a2", "c0"],
+        *["b1", "b2", "d0"],
+        *["c1", "c2"],
+        *["d1", "d2"],
+    ]
+    assert sorted(first_of_each_group(items, lambda i: i[0], 10)) == sorted(items)
+
+
+def test_a_failed_first_request_releases_its_group() -> None:
+    class Conn:
+        config = get_model("mockllm/model").config
+
+        class api:
+            @staticmethod
+            def max_connections() -> int:
+                return 4
+
+        def __str__(self) -> str:
+            return "mock"
+
+    gate, seen = PrefixGate(), []
+
+    async def item(n: int) -> None:
+        try:
+            async with gate.turn(Conn(), "shared\nQuestion: x", "Question: ") as turn:  # type: ignore[arg-type]
+                seen.append((n, turn))
+                if turn == "first":
+                    raise RuntimeError("the provider failed")
+        except RuntimeError:
+            pass
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            for n in range(3):
+                group.start_soon(item, n)
+
+    anyio.run(main)
+    assert seen == [(0, "first"), (1, "after first"), (2, "after first")]
