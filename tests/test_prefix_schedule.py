@@ -134,3 +134,20 @@ def test_a_failed_first_request_releases_its_group() -> None:
 
     anyio.run(main)
     assert seen == [(0, "first"), (1, "after first"), (2, "after first")]
+
+
+def test_the_plan_counts_the_tokens_the_server_received(server: Any, tmp_path: Path) -> None:
+    """`socialbench plan` before the run == the requests of the run: every prompt token, and the tokens a prefix
+    cache must evaluate (each episode's shared part once, every item's own part) == cache writes + full-rate input."""
+    from socialbench.benchmarks.longsocial.plan import plan
+    from socialbench.conversations.tokens import count_tokens
+
+    _run(server, tmp_path)
+    _, (row,) = plan(["openai/gpt-4o"], {"workflow": "full"})
+    prompts = [prompt for prompt, _, _ in server.timings]
+    assert row.tokens.items == len(prompts) == 36
+    assert row.tokens.prompt == sum(count_tokens(p, "o200k_base") for p in prompts)
+    shared = {p[: p.rfind("Question: ")] for p in prompts}
+    assert row.tokens.cache_write == sum(count_tokens(s, "o200k_base") for s in shared)
+    own = sum(count_tokens(p[p.rfind("Question: ") :], "o200k_base") for p in prompts)
+    assert row.tokens.uncached == own and row.tokens.cache_read == row.tokens.prompt - own - row.tokens.cache_write

@@ -555,6 +555,45 @@ def run(
 
 @main.command()
 @click.argument("benchmark", metavar="BENCH")
+@click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="items, episodes, workflow=a,b, max_tokens")
+@click.option("--model", "models", required=True, help="Model(s) to plan for, comma-separated.")
+@click.option("--model-cost-config", type=click.Path(dir_okay=False), help="Prices (inspect's ModelCost YAML / JSON).")
+@click.option("--paper-grid", is_flag=True, help="Plan a paper-sized grid (synthetic counts from Table 6).")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object.")
+def plan(
+    benchmark: str,
+    task_args: tuple[str, ...],
+    models: str,
+    model_cost_config: str | None,
+    paper_grid: bool,
+    as_json: bool,
+) -> None:
+    """What a run will cost before it runs: items, prompt tokens per setting (counted offline), the cache writes and
+    reads of socialbench's schedule, the output budget, and with prices dollars with and without caching and batch
+    mode (docs/models.md)."""
+    from .benchmarks import get_benchmark
+    from .shared.costplan import print_plan, read_prices
+
+    bench = get_benchmark(benchmark)
+    if bench.plan is None:
+        raise ValueError(f"benchmark {benchmark!r} has no cost plan yet (planned: longsocial)")
+    arguments = {}
+    for pair in task_args:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="-T")
+        arguments[key] = value
+    prices = read_prices(model_cost_config) if model_cost_config else None
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    title, rows = bench.plan(names, arguments, prices, paper_grid)
+    if as_json:
+        click.echo(dump_json({"title": title, "plan": [r.as_dict() for r in rows]}))
+    else:
+        print_plan(out, rows, title)
+
+
+@main.command()
+@click.argument("benchmark", metavar="BENCH")
 @click.argument("logs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as one JSON object.")
 @click.option("-R", "report_args", multiple=True, metavar="KEY=VALUE", help="Report option (see `socialbench list`).")

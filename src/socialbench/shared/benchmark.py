@@ -44,6 +44,9 @@ class Benchmark:
     analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
     studies: Mapping[str, Any] = field(default_factory=dict)
     """Human studies it offers (``socialbench study create NAME``): name -> `socialbench.shared.studies.Study`."""
+    plan: Callable[..., tuple[str, list[Any]]] | None = None
+    """``plan(models, task_args, prices, paper)`` -> (title, `socialbench.shared.costplan.PlanRow` list): what a run
+    will cost, before it runs (``socialbench plan``)."""
     document: Callable[[list[str], bool], Any] | None = None
     """``document(logs, compare_paper)`` -> a `socialbench.shared.reporting.Document` (the papers' figures and
     tables) for ``socialbench report --html / --figures / --tables``."""

@@ -19,7 +19,7 @@ REASONING_BUDGET = 16_000
 model's own output limit). Reasoning tokens are billed only as used; `-T max_tokens` overrides it."""
 
 
-def _info(model: Model) -> Any:
+def _info(model: Model | str) -> Any:
     try:
         from inspect_ai.model import get_model_info
 
@@ -35,10 +35,10 @@ def asks_for_reasoning(config: GenerateConfig | None) -> bool:
     return bool(config.reasoning_tokens) or config.reasoning_effort not in (None, "none", "minimal")
 
 
-def reasons(model: Model) -> bool:
+def reasons(model: Model | str) -> bool:
     """Is this a reasoning model (inspect's model data), or is it asked to reason (its generate config)?"""
     info = _info(model)
-    return bool(getattr(info, "reasoning", None)) or asks_for_reasoning(model.config)
+    return bool(getattr(info, "reasoning", None)) or asks_for_reasoning(getattr(model, "config", None))
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Budget:
     why: str
 
 
-def answer_budget(model: Model, default: int, given: int | None = None) -> Budget:
+def answer_budget(model: Model | str, default: int, given: int | None = None) -> Budget:
     """The output budget of an answer call: ``given`` (``-T max_tokens``) if set; for a reasoning model
     `REASONING_BUDGET` (at least ``default``, at most the model's output limit); else ``default``."""
     if given:

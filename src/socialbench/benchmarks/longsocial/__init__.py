@@ -2,6 +2,7 @@
 
 from ...shared.benchmark import Benchmark
 from .figures import document
+from .plan import plan
 from .recall import recall
 from .report import report, summarize
 from .studies import STUDIES
@@ -29,6 +30,7 @@ BENCHMARK = Benchmark(
     studies=STUDIES,
     catalogs=catalogs,
     analyses={"recall": recall},
+    plan=plan,
 )
 
 __all__ = ["BENCHMARK", "longsocial"]

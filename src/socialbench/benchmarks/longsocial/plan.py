@@ -1,0 +1,123 @@
+"""``socialbench plan longsocial``: what a run will cost before it runs (`shared.costplan`).
+
+Planned settings are those whose prompt is known before the run and whose items share the whole discussion: one
+answer call per item over the complete episode (Full and the chain-of-thought prompts). Retrieval, RAG and
+structure-aware settings choose their posts at run time (their prompt is not known in advance), Reflect makes two
+calls and open answer adds grader calls; the plan names them as not planned instead of guessing.
+
+Two item sets:
+- an items file and its episodes (default: the sample pack): every prompt rendered as the task renders it (options in
+  authored order: the seeded shuffle changes no token count worth planning) and counted offline;
+- ``paper=True``: a paper-sized grid from Table 6's counts (94 episodes: Hacker News 43 with 3.29M tokens, Stack
+  Exchange 21 with 1.59M, r/CMV 30 with 1.75M; 1,462 items spread as evenly as the episodes allow): each episode's
+  discussion has its source's mean length, and the instruction and item parts have the lengths measured on the
+  sample pack for the setting. Synthetic counts, labelled as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+from typing import Any
+
+from inspect_ai.model import ModelCost
+
+from ...conversations.model import Thread
+from ...conversations.render import render_thread
+from ...conversations.tokens import count_tokens
+from ...shared.budgets import answer_budget
+from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for
+from .items import Item
+from .task import load_pack
+from .workflows import WORKFLOWS, Question, Workflow, get_workflow
+
+TABLE_6 = {"Hacker News": (43, 3_290_000), "Stack Exchange": (21, 1_590_000), "Reddit r/CMV": (30, 1_750_000)}
+"""Table 6: episodes and total cl100k tokens of the complete serialized discussions, per source."""
+PAPER_ITEMS = 1462
+
+
+def plannable(workflow: Workflow) -> bool:
+    return (
+        workflow.prompt_cache == "prefix"
+        and type(workflow).respond is Workflow.respond
+        and "grader" not in workflow.needs
+        and type(workflow).select is Workflow.select
+    )
+
+
+def _split(workflow: Workflow, thread: Thread, item: Item, encoding: str) -> tuple[int, int, int]:
+    """(shared tokens, item tokens, discussion tokens) of the item's prompt under this setting."""
+    question = Question(stem=item.stem, options=list(item.options), metadata={})
+    text = workflow.prompt(thread, list(thread.traverse("thread")), question, {})
+    at = text.rfind("Question: " + item.stem)
+    discussion = count_tokens(render_thread(thread), encoding)
+    return count_tokens(text[:at], encoding), count_tokens(text[at:], encoding), discussion
+
+
+def sample_groups(
+    workflow: Workflow, threads: Mapping[str, Thread], items: Sequence[Item], encoding: str
+) -> tuple[list[Group], float, float]:
+    """The items' prefix groups (one per episode), and the mean instruction overhead (shared part minus the
+    discussion) and mean item part, for the synthetic grid."""
+    by_episode: dict[str, list[Item]] = {}
+    for item in items:
+        by_episode.setdefault(item.episode_id, []).append(item)
+    groups, overheads, parts = [], [], []
+    for episode_id, group in by_episode.items():
+        splits = [_split(workflow, threads[episode_id], i, encoding) for i in group]
+        shared = splits[0][0]
+        groups.append(Group(shared, tuple(s[1] for s in splits)))
+        overheads.append(shared - splits[0][2])
+        parts += [s[1] for s in splits]
+    return groups, fmean(overheads), fmean(parts)
+
+
+def paper_groups(overhead: float, item_part: float) -> list[Group]:
+    """Table 6's episodes with their source's mean length, 1,462 items spread over them."""
+    episodes = [total / n for n, total in TABLE_6.values() for _ in range(n)]
+    each, extra = divmod(PAPER_ITEMS, len(episodes))
+    return [
+        Group(round(tokens + overhead), (round(item_part),) * (each + (k < extra))) for k, tokens in enumerate(episodes)
+    ]
+
+
+def plan(
+    models: Sequence[str],
+    task_args: Mapping[str, Any],
+    prices: Mapping[str, ModelCost] | None = None,
+    paper: bool = False,
+) -> tuple[str, list[PlanRow]]:
+    """Plan rows per model and setting (``-T workflow=full,cot``: several settings), and the plan's title."""
+    unknown = sorted(set(task_args) - {"items", "episodes", "workflow", "max_tokens"})
+    if unknown:
+        raise ValueError(f"plan takes -T items, episodes, workflow and max_tokens; not {', '.join(unknown)}")
+    names = [n.strip() for n in str(task_args.get("workflow", "full")).split(",") if n.strip()]
+    workflows = [get_workflow(n) for n in names]
+    if refused := [w.name for w in workflows if not plannable(w)]:
+        can = ", ".join(w.name for w in WORKFLOWS.values() if plannable(w))
+        raise ValueError(
+            f"not planned: {', '.join(refused)} (posts chosen at run time, several calls or grader calls per item); "
+            f"planned settings: {can}"
+        )
+    _, _, threads, items = load_pack(task_args.get("items"), task_args.get("episodes"))
+    given = int(task_args["max_tokens"]) if task_args.get("max_tokens") else None
+    rows = []
+    for model in models:
+        encoding, label = tokenizer_for(model)
+        for workflow in workflows:
+            groups, overhead, part = sample_groups(workflow, threads, items, encoding)
+            counted = label
+            if paper:
+                groups = paper_groups(overhead, part)
+                counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
+            output = answer_budget(model, workflow.max_tokens, given).tokens
+            tokens = planned_tokens(groups, cache_kind(model), output)
+            price = (prices or {}).get(model)
+            cost = dollars(tokens, price) if price else None
+            rows.append(PlanRow(model, workflow.name, counted, cache_kind(model), tokens, cost))
+    title = (
+        f"Cost plan: a paper-sized grid (synthetic, Table 6: 94 episodes, {PAPER_ITEMS:,} items)"
+        if paper
+        else f"Cost plan: {len(items)} items over {len({i.episode_id for i in items})} episodes"
+    )
+    return title, rows

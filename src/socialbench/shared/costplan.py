@@ -1,0 +1,199 @@
+"""A cost plan before a run: prompt tokens per setting and model, the cache writes and reads the schedule of
+`shared.caching` leads to, the output budget, and dollars with and without caching and batch mode when prices
+are given (inspect's ``ModelCost`` format, the file ``--model-cost-config`` takes).
+
+The arithmetic, per prefix group (items sharing a byte-identical prompt prefix, e.g. an episode's items):
+- the first item writes the shared part to the cache; every other item reads it (the scheduler sends them after
+  the first is answered); each item's own part is input at the full rate;
+- a shared part shorter than the provider's minimum cacheable prompt (1,024 tokens for OpenAI and Anthropic) is
+  not cached: all of it is input at the full rate;
+- providers: ``anthropic`` caches what socialbench marks (writes billed at ``input_cache_write``), ``openai`` and
+  OpenAI-compatible servers (``openai-api``, ``vllm``) cache prefixes automatically (writes cost the input rate:
+  ``input_cache_write`` is the input price in inspect's OpenAI prices); other providers are planned without a
+  cache, and the plan says so;
+- batch mode (``--batch``): half of every price (OpenAI's and Anthropic's batch APIs);
+- output: the answer budget per call, an upper bound (billed as used; a reasoning model's budget is mostly room for
+  reasoning it may not use), so output dollars are kept apart from the input bill that caching changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import yaml
+from inspect_ai.model import ModelCost
+from pydantic import ValidationError
+
+from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+CacheKind = Literal["marked", "automatic", "none"]
+MIN_CACHEABLE = 1024
+"""Shortest prefix OpenAI and Anthropic cache (tokens); shorter shared parts are billed as plain input."""
+BATCH_DISCOUNT = 0.5
+PER_MILLION = 1_000_000
+
+
+def cache_kind(model: str) -> CacheKind:
+    provider = model.split("/", 1)[0]
+    if provider == "anthropic":
+        return "marked"
+    if provider in {"openai", "openai-api", "vllm"}:
+        return "automatic"
+    return "none"
+
+
+def tokenizer_for(model: str) -> tuple[str, str]:
+    """(tiktoken encoding, label): the model family's own where it ships offline (OpenAI's GPT-4o / GPT-4.1 /
+    GPT-5 / o-series: o200k_base; GPT-4 and GPT-3.5: cl100k_base), else cl100k_base as an approximation."""
+    name = model.split("/", 1)[-1]
+    if model.startswith("openai/"):
+        if name.startswith(("gpt-4o", "gpt-4.1", "gpt-5", "o1", "o3", "o4")):
+            return "o200k_base", "o200k_base (the model's own)"
+        if name.startswith(("gpt-4", "gpt-3.5")):
+            return "cl100k_base", "cl100k_base (the model's own)"
+    return "cl100k_base", "cl100k_base (approximation: the model's tokenizer is not available offline)"
+
+
+@dataclass(frozen=True)
+class Group:
+    """Items whose prompts share a prefix: its tokens, and each item's own tokens."""
+
+    shared: int
+    items: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    items: int
+    prompt: int  # every prompt token, as if nothing were cached
+    cache_write: int
+    cache_read: int
+    uncached: int  # input at the full rate
+    output_budget: int
+
+    @property
+    def cache_hit_rate(self) -> float:
+        return self.cache_read / self.prompt if self.prompt else 0.0
+
+
+def planned_tokens(groups: Sequence[Group], kind: CacheKind, output_per_item: int) -> Tokens:
+    items = sum(len(g.items) for g in groups)
+    prompt = sum(g.shared * len(g.items) + sum(g.items) for g in groups)
+    write = read = 0
+    if kind != "none":
+        for g in groups:
+            if g.shared >= MIN_CACHEABLE and g.items:
+                write += g.shared
+                read += g.shared * (len(g.items) - 1)
+    return Tokens(items, prompt, write, read, prompt - write - read, items * output_per_item)
+
+
+@dataclass(frozen=True)
+class Dollars:
+    """Input dollars without and with the planned caching, output dollars at the whole budget (an upper bound:
+    output is billed as used), and the totals; batch mode halves each."""
+
+    input_no_cache: float
+    input_cached: float
+    output_max: float
+
+    @property
+    def cached_ratio(self) -> float:
+        """Input bill with caching / without (output is the same in both)."""
+        return self.input_cached / self.input_no_cache if self.input_no_cache else 0.0
+
+    @property
+    def total_cached_max(self) -> float:
+        return self.input_cached + self.output_max
+
+    @property
+    def batch_cached_max(self) -> float:
+        return self.total_cached_max * BATCH_DISCOUNT
+
+
+def dollars(tokens: Tokens, price: ModelCost) -> Dollars:
+    cached = (
+        tokens.uncached * price.input
+        + tokens.cache_write * price.input_cache_write
+        + tokens.cache_read * price.input_cache_read
+    )
+    output = tokens.output_budget * price.output
+    return Dollars(tokens.prompt * price.input / PER_MILLION, cached / PER_MILLION, output / PER_MILLION)
+
+
+def read_prices(path: str | Path) -> dict[str, ModelCost]:
+    """A price file in inspect's ``--model-cost-config`` format: YAML or JSON, model name -> ModelCost fields."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(path, f"not a readable YAML / JSON price file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(path, "a price file maps model names to {input, output, input_cache_write, input_cache_read}")
+    prices = {}
+    for name, fields in data.items():
+        try:
+            prices[str(name)] = ModelCost.model_validate(fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "prices"
+            raise InputError(path, f"{where}: {first['msg']}", record=str(name)) from exc
+    return prices
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    model: str
+    setting: str
+    tokenizer: str
+    cache: CacheKind
+    tokens: Tokens
+    dollars: Dollars | None
+
+    def as_dict(self) -> dict[str, Any]:
+        row: dict[str, Any] = {k: v for k, v in asdict(self).items() if k not in ("tokens", "dollars")}
+        row["tokens"] = asdict(self.tokens) | {"cache_hit_rate": self.tokens.cache_hit_rate}
+        money = self.dollars
+        row["dollars"] = (
+            None
+            if money is None
+            else asdict(money)
+            | {
+                "cached_ratio": money.cached_ratio,
+                "total_cached_max": money.total_cached_max,
+                "batch_cached_max": money.batch_cached_max,
+            }
+        )
+        return row
+
+
+def print_plan(console: Console, rows: Sequence[PlanRow], title: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in ("model", "setting", "items", "prompt tokens", "cache write", "cache read", "hit rate", "output ≤"):
+        named = column in ("model", "setting")
+        table.add_column(column, justify="left" if named else "right", no_wrap=named)
+    priced = any(r.dollars for r in rows)
+    if priced:
+        for column in ("$ input", "$ input cached", "cached / not", "$ output ≤", "$ total ≤", "$ batch ≤"):
+            table.add_column(column, justify="right")
+    for r in rows:
+        t = r.tokens
+        cells = [r.model, r.setting, f"{t.items:,}", f"{t.prompt:,}", f"{t.cache_write:,}", f"{t.cache_read:,}"]
+        cells += [f"{t.cache_hit_rate:.1%}", f"{t.output_budget:,}"]
+        if priced:
+            d = r.dollars
+            money = [d.input_no_cache, d.input_cached, d.cached_ratio, d.output_max, d.total_cached_max] if d else []
+            cells += [f"{v:.3f}x" if n == 2 else f"{v:,.2f}" for n, v in enumerate(money)] if d else ["no price"] * 5
+            cells += [f"{d.batch_cached_max:,.2f}"] if d else ["no price"]
+        table.add_row(*cells)
+    console.print(table)
+    for r in {r.model: r for r in rows}.values():
+        cache = {"marked": "cached blocks marked by socialbench", "automatic": "automatic prefix cache"}
+        console.print(f"{r.model}: tokens counted with {r.tokenizer}; {cache.get(r.cache, 'no prompt cache planned')}")

@@ -1,0 +1,70 @@
+"""The cost plan before a run, known answers: the cache arithmetic on groups whose bill is known exactly, the
+paper-sized grid of the issue (Full, one model: ~103M input tokens, cached <= 0.2x of uncached), and the command's
+refusals (settings whose prompt is not known before the run, a broken price file named with its record)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import ModelCost
+
+from socialbench.shared.costplan import Group, dollars, planned_tokens
+
+CLI = [sys.executable, "-m", "socialbench.cli"]
+PRICE = ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)
+
+
+def test_cache_arithmetic_on_known_groups() -> None:
+    groups = [Group(2000, (100, 100, 100)), Group(500, (50, 50))]  # the second is below the 1,024-token minimum
+    marked = planned_tokens(groups, "marked", output_per_item=10)
+    assert (marked.items, marked.prompt) == (5, 3 * 2100 + 2 * 550)
+    assert (marked.cache_write, marked.cache_read, marked.uncached) == (2000, 4000, 300 + 1100)
+    assert marked.output_budget == 50
+    assert marked.cache_hit_rate == pytest.approx(4000 / 7400)
+    none = planned_tokens(groups, "none", output_per_item=10)
+    assert (none.cache_write, none.cache_read, none.uncached) == (0, 0, 7400)
+    bill = dollars(marked, PRICE)
+    assert bill.input_no_cache == pytest.approx(7400 / 1e6)
+    assert bill.input_cached == pytest.approx((1400 * 1.0 + 2000 * 1.25 + 4000 * 0.1) / 1e6)
+    assert bill.output_max == pytest.approx(100 / 1e6)
+    assert bill.batch_cached_max == pytest.approx((bill.input_cached + bill.output_max) / 2)
+
+
+def test_paper_sized_plan_caches_to_under_a_fifth(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "anthropic/claude-sonnet-4-5: {input: 3.0, output: 15.0, input_cache_write: 3.75, input_cache_read: 0.3}\n"
+    )
+    models = "anthropic/claude-sonnet-4-5,openai/gpt-4o"
+    done = subprocess.run(
+        [*CLI, "plan", "longsocial", "--paper-grid", "--model", models, "--model-cost-config", str(prices), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    claude, gpt = json.loads(done.stdout)["plan"]
+    assert claude["tokens"]["items"] == 1462 and 100e6 < claude["tokens"]["prompt"] < 106e6
+    # each of the 94 episodes written once, read by its other ~14.6 items: (1.25 + 0.1 x 14.55) / 15.55 ~ 0.174
+    assert 0.15 < claude["dollars"]["cached_ratio"] <= 0.2
+    assert claude["cache"] == "marked" and gpt["cache"] == "automatic" and gpt["dollars"] is None
+    assert "o200k_base" in gpt["tokenizer"] and "approximation" in claude["tokenizer"]
+
+
+def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:
+    command = [*CLI, "plan", "longsocial", "-T", "workflow=bm25-k20", "--model", "openai/gpt-4o"]
+    retrieval = subprocess.run(command, capture_output=True, text=True)
+    assert retrieval.returncode == 2 and "not planned: bm25-k20" in retrieval.stderr
+    assert "planned settings: full" in retrieval.stderr
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("openai/gpt-4o: {input: 1.0, output: cheap, input_cache_write: 1.0, input_cache_read: 0.1}\n")
+    broken = subprocess.run(
+        [*CLI, "plan", "longsocial", "--model", "openai/gpt-4o", "--model-cost-config", str(prices)],
+        capture_output=True,
+        text=True,
+    )
+    assert broken.returncode == 2 and str(prices) in broken.stderr and "openai/gpt-4o" in broken.stderr
+    assert "output" in broken.stderr
