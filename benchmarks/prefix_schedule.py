@@ -30,6 +30,8 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ from typing import Any
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
-import socialbench.benchmarks.longsocial.task as longsocial_task
+import socialbench.benchmarks.longsocial.task as task_module
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.conversations.tokens import count_tokens
 from socialbench.models.llama_cpp import bundled_model_path
@@ -145,10 +147,22 @@ def after_first_answer(timings: list[tuple[str, float, float]]) -> tuple[int, in
     return sum(later), len(later)
 
 
-def minimum_tokens(timings: list[tuple[str, float, float]]) -> int:
-    """Each shared part evaluated once, every item's own part once."""
+def minimum_tokens(timings: list[tuple[str, float, float]], count: Callable[[str], int] = _tokens) -> int:
+    """Each shared part evaluated once, every item's own part once (``count``: the server's tokenizer)."""
     shared = {p[: p.rfind(ITEM_START)] for p, _, _ in timings}
-    return sum(_tokens(s) for s in shared) + sum(_tokens(p[p.rfind(ITEM_START) :]) for p, _, _ in timings)
+    return sum(count(s) for s in shared) + sum(count(p[p.rfind(ITEM_START) :]) for p, _, _ in timings)
+
+
+def llama_tokens(url: str) -> Callable[[str], int]:
+    """Token counts from llama-server's own tokenizer (``/tokenize``)."""
+
+    def count(text: str) -> int:
+        body = json.dumps({"content": text, "add_special": False}).encode()
+        request = urllib.request.Request(url + "/tokenize", data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return len(json.loads(response.read())["tokens"])
+
+    return count
 
 
 def _items(episodes: int | None, folder: Path) -> str:
@@ -162,15 +176,17 @@ def _items(episodes: int | None, folder: Path) -> str:
     return str(path)
 
 
+async def _alone(gate: Any, model: Any, prompt: str, item_start: str) -> AsyncIterator[str]:
+    yield "alone"
+
+
 def run(base_url: str, items: str, scheduled: bool, max_connections: int | None, folder: Path) -> float:
-    gate_turn, connections = caching.PrefixGate.turn, longsocial_task.active_connections
-    if not scheduled:  # socialbench before the scheduler: episode order, nothing held back
-
-        async def alone(self: Any, model: Any, prompt: str, item_start: str) -> Any:
-            yield "alone"
-
-        caching.PrefixGate.turn = caching.asynccontextmanager(alone)  # type: ignore[method-assign]
-        longsocial_task.active_connections = lambda: 1
+    # socialbench before the scheduler: episode order (one connection as far as the order knows), nothing held back
+    before = {(caching.PrefixGate, "turn"): asynccontextmanager(_alone), (task_module, "active_connections"): lambda: 1}
+    saved = {key: getattr(*key) for key in before}
+    if not scheduled:
+        for (owner, name), value in before.items():
+            setattr(owner, name, value)
     try:
         model = get_model("openai/bench", base_url=base_url, api_key="sk-bench", responses_api=False)
         options: dict[str, Any] = {"max_connections": max_connections} if max_connections else {}
@@ -188,7 +204,8 @@ def run(base_url: str, items: str, scheduled: bool, max_connections: int | None,
         assert log.status == "success", log.error
         return wall
     finally:
-        caching.PrefixGate.turn, longsocial_task.active_connections = gate_turn, connections  # type: ignore[method-assign]
+        for (owner, name), value in saved.items():
+            setattr(owner, name, value)
 
 
 def _free_port() -> int:
@@ -235,6 +252,7 @@ def main() -> None:
                 )
                 server.shutdown()
                 timings, evaluated = server.timings, server.evaluated
+                minimum = minimum_tokens(timings)
             else:  # a fresh llama-server per run: an empty prompt cache each time
                 port = _free_port()
                 upstream = f"http://127.0.0.1:{port}"
@@ -257,13 +275,15 @@ def main() -> None:
                     evaluated = _prompt_tokens_total(upstream) - before
                     recorder.shutdown()
                     timings = recorder.timings
+                    minimum = minimum_tokens(timings, llama_tokens(upstream))
                 finally:
                     llama.terminate()
                     llama.wait(30)
             later, possible = after_first_answer(timings)
-            rows.append((scheduled, later, possible, evaluated, minimum_tokens(timings), wall))
+            rows.append((scheduled, later, possible, evaluated, minimum, wall))
 
     unit = "cl100k tokens a prefix cache evaluates" if args.server == "sim" else "prompt tokens llama-server evaluated"
+    # minimum: each episode's shared part once and every item's own part, in the same tokens as the evaluated column
     concurrency = args.max_connections or "inspect default"
     print(f"server: {args.server}; {len(timings)} requests; concurrency: {concurrency}; after one warm-up run")
     print(f"{'run':<12} {'after first answer':>20} {unit:>40} {'minimum':>9} {'wall s':>7}")
