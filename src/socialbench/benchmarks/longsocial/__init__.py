@@ -2,6 +2,7 @@
 
 from ...shared.benchmark import Benchmark
 from .figures import document
+from .lint import lint
 from .plan import plan
 from .recall import recall
 from .report import report, summarize
@@ -29,7 +30,7 @@ BENCHMARK = Benchmark(
     document=document,
     studies=STUDIES,
     catalogs=catalogs,
-    analyses={"recall": recall},
+    analyses={"recall": recall, "lint": lint},
     plan=plan,
 )
 

@@ -8,6 +8,7 @@ from .data import construct, construction_report, load_pairs, load_threads
 from .figures import document
 from .generation import export_items
 from .human import human_agreement
+from .lint import lint
 from .report import report, summarize
 from .studies import STUDIES
 from .task import perso, perso_generate
@@ -26,6 +27,7 @@ BENCHMARK = Benchmark(
         "baselines": baselines,
         "agreement": human_agreement,
         "export-items": export_items,
+        "lint": lint,
     },
 )
 
