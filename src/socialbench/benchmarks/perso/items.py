@@ -30,6 +30,8 @@ class Provenance(BaseModel):
     created: str | None = None
     log: str | None = None
     """The inspect log holding the generation calls."""
+    revisions: list[str] = Field(default_factory=list)
+    """What was changed after the item was written, and why (dated), oldest first."""
 
 
 class CognitiveItem(BaseModel):

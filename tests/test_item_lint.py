@@ -1,0 +1,118 @@
+"""Item lint, known answers: a deliberately bad items file derived inside the test from the real sample items and
+episodes gets exactly the findings it was built to have; a file whose gold is always the longest option fails the
+length heuristic; the shipped items of both benchmarks pass; the command exits 1 on a failing file and 0 on the
+shipped items, with strict JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from socialbench.benchmarks.longsocial.lint import lint_items
+from socialbench.benchmarks.longsocial.task import load_pack, sample_pack
+from socialbench.benchmarks.perso.items import default_items
+from socialbench.benchmarks.perso.lint import lint_items as perso_lint
+from socialbench.conversations.render import short_ids
+from socialbench.shared.itemlint import Candidate, heuristic_rows
+
+CLI = [sys.executable, "-m", "socialbench.cli"]
+
+
+def _rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (sample_pack() / "items.jsonl").read_text().splitlines()]
+
+
+def _write(tmp_path: Path, rows: list[dict[str, Any]], name: str = "items.jsonl") -> str:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _checks(report: Any, item: str) -> dict[str, str]:
+    return {f.check: f.severity for f in report.findings if f.item == item}
+
+
+def test_a_bad_items_file_gets_the_findings_it_was_built_to_have(tmp_path: Path) -> None:
+    _, _, threads, _ = load_pack()
+    rows = {r["id"]: r for r in _rows()}
+    thread = threads["se:stackexchange:3589"]
+    shorts = short_ids(thread)
+    c1 = next(n for n in thread.traverse("thread") if shorts[n.id] == "c1")
+    quote = " ".join(c1.text.split()[:10])
+    bad = dict(rows["se3589-C3-01"])
+    bad |= {
+        "id": "bad-locators",
+        "capability": "C1",
+        "stem": f"What is animuson doing when writing '{quote}'?",
+        "options": ["Agreeing", "Joking", "Leaving", "Welcoming the new moderator election while doubting " * 2],
+        "gold": "D",
+        "scope": None,
+    }
+    which = dict(rows["se3589-C3-01"]) | {"id": "bad-which", "stem": "Which?"}
+    one_post = dict(rows["se3589-C3-01"]) | {"id": "bad-one-post", "evidence": ["c16"]}
+    one_branch = dict(rows["se3589-C6-01"]) | {"id": "bad-one-branch", "evidence": ["c3", "c4"]}
+    report = lint_items(_write(tmp_path, [bad, which, one_post, one_branch]))
+    locators = _checks(report, "bad-locators")
+    assert locators["username"] == "hard" and locators["exact quote"] == "hard"
+    assert locators["length outlier"] == "hard" and locators["no scope"] == "hard"
+    assert locators["gold longest"] == "warning"
+    assert _checks(report, "bad-which")["stem names no unit"] == "hard"
+    assert _checks(report, "bad-one-post")["evidence from one post"] == "hard"
+    assert _checks(report, "bad-one-branch")["evidence from one branch"] == "hard"
+    assert "evidence from one branch" not in _checks(report, "bad-one-post")
+    assert not report.passed
+    assert sorted(report.as_dict()["items_failing"]) == ["bad-locators", "bad-one-branch", "bad-one-post", "bad-which"]
+
+
+def test_gold_always_longest_fails_the_length_heuristic_and_the_command_exits_1(tmp_path: Path) -> None:
+    rows = _rows()
+    for row in rows:  # make the gold the longest option of every item, nothing else changed
+        gold = "ABCD".index(row["gold"])
+        row["options"][gold] += " " + "x" * 40
+    path = _write(tmp_path, rows)
+    report = lint_items(path)
+    longest = next(h for h in report.heuristics if h["heuristic"] == "longest option")
+    assert longest["correct"] == len(rows) and longest["accuracy"] == 1.0 and longest["p_value"] < 1e-10
+    assert not longest["passed"]
+    done = subprocess.run([*CLI, "analyze", "longsocial", "lint", "-A", f"items={path}", "--json"], capture_output=True)
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["passed"] is False
+    assert (tmp_path / "items.jsonl").read_text() == "".join(json.dumps(r) + "\n" for r in rows)  # input untouched
+
+
+def test_ties_count_their_share() -> None:
+    tied = Candidate("t", "stem", ["aaa", "bbb", "cc", "d"], gold=0)
+    (longest,) = [h for h in heuristic_rows([tied]) if h["heuristic"] == "longest option"]
+    assert longest["correct"] == 0.5
+
+
+@pytest.mark.parametrize("bench", ["longsocial", "perso"])
+def test_the_shipped_items_pass(bench: str) -> None:
+    report = lint_items() if bench == "longsocial" else perso_lint()
+    assert report.passed, [f for f in report.findings if f.severity == "hard"] or report.failed_heuristics
+    assert all(h["accuracy"] <= 0.35 for h in report.heuristics)
+    done = subprocess.run([*CLI, "analyze", bench, "lint"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "lint passed" in done.stdout
+
+
+def test_perso_options_and_questions_drawn_from_the_later_reply_fail(tmp_path: Path) -> None:
+    from socialbench.benchmarks.perso.data import load_threads
+
+    rows = [json.loads(line) for line in default_items().read_text().splitlines()]
+    threads = {t.id: t for t in load_threads()}
+    row = rows[0]
+    later = " ".join(threads[row["thread_id"]].node(row["op_reply_id"]).text.split()[:8])
+    distractor = next(i for i in range(4) if i != row["gold"])
+    row["options"][distractor] = f"The OP says: {later}"
+    rows[1]["question"] = f"After reading this response, why does the OP write '{later}'?"
+    rows[1]["thread_id"], rows[1]["op_reply_id"] = row["thread_id"], row["op_reply_id"]
+    rows[1]["reply_id"] = row["reply_id"]
+    report = perso_lint(_write(tmp_path, rows[:2]))
+    assert _checks(report, row["id"])["copies the OP's reply"] == "hard"
+    assert _checks(report, rows[1]["id"])["question from after the reply"] == "hard"
