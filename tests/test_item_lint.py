@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.lint import lint_items
 from socialbench.benchmarks.longsocial.task import load_pack, sample_pack
 from socialbench.benchmarks.perso.items import default_items
@@ -116,3 +117,62 @@ def test_perso_options_and_questions_drawn_from_the_later_reply_fail(tmp_path: P
     report = perso_lint(_write(tmp_path, rows[:2]))
     assert _checks(report, row["id"])["copies the OP's reply"] == "hard"
     assert _checks(report, rows[1]["id"])["question from after the reply"] == "hard"
+
+
+# ---- the shortcut screen --------------------------------------------------------------------------------------
+def _cheater(solved: set[str]) -> Any:
+    """A scripted model that answers from the options alone: the gold of the items in ``solved`` (it recognises
+    them by their options), a wrong option of every other item."""
+    from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+
+    gold = {frozenset(r["options"]): (r["id"], r["options"]["ABCD".index(r["gold"])]) for r in _rows()}
+
+    def respond(messages: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        shown = dict(
+            line.split(". ", 1) for line in messages[-1].text.splitlines() if line[:3] in ("A. ", "B. ", "C. ", "D. ")
+        )
+        item, right = gold[frozenset(shown.values())]
+        letter = next(k for k, v in shown.items() if (v == right) == (item in solved))
+        return ModelOutput.from_content(model="mockllm/model", content=f"Answer: {letter}")
+
+    return get_model("mockllm/model", custom_outputs=respond, memoize=False)
+
+
+def test_the_screen_flags_exactly_the_items_the_probes_solve(tmp_path: Path) -> None:
+    from inspect_ai import eval
+
+    from socialbench.benchmarks.longsocial.screen import PROBES
+
+    solved = {"se3589-C1-01", "cmv2rnfn0-C3-01", "hn18475438-C6-01"}
+    tasks = [longsocial(workflow=p, seed=s, answer_mode="generate") for p in PROBES for s in range(4)]
+    logs = eval(tasks, model=_cheater(solved), log_dir=str(tmp_path / "logs"), display="none")
+    assert all(log.status == "success" for log in logs)
+    done = subprocess.run(
+        [*CLI, "analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json"], capture_output=True
+    )
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    episode = {r["id"]: r["episode_id"] for r in _rows()}
+    flagged = {(r["item"], r["probe"]) for r in result["flagged"]}
+    assert flagged == {(f"{episode[i]}:{i}", p) for i in solved for p in PROBES}
+    assert result["tests"] == 36 * 3 and "one solved item alone cannot be flagged" in result["power"]
+    # every probe is right exactly on the solved items: 3 of 36 items, 4 seeds each
+    assert all(r["correct"] == (4 if r["item"].split(":")[-1] in solved else 0) for r in result["rows"])
+
+
+def test_the_screen_says_when_it_cannot_flag_anything(tmp_path: Path) -> None:
+    from inspect_ai import eval
+
+    logs = eval(
+        [longsocial(workflow="option-only", seed=0, answer_mode="generate")],
+        model=_cheater({"se3589-C1-01"}),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert logs[0].status == "success"
+    done = subprocess.run(
+        [*CLI, "analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json"], capture_output=True
+    )
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["flagged"] == []
+    assert "no item can be flagged" in result["power"]

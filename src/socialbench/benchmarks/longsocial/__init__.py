@@ -6,6 +6,7 @@ from .lint import lint
 from .plan import plan
 from .recall import recall
 from .report import report, summarize
+from .screen import screen
 from .studies import STUDIES
 from .task import longsocial
 from .workflows import WORKFLOWS
@@ -30,7 +31,7 @@ BENCHMARK = Benchmark(
     document=document,
     studies=STUDIES,
     catalogs=catalogs,
-    analyses={"recall": recall, "lint": lint},
+    analyses={"recall": recall, "lint": lint, "screen": screen},
     plan=plan,
 )
 
