@@ -123,8 +123,9 @@ def lint_items(items: str | None = None, episodes: str | None = None) -> LintRep
 
 
 def lint(console: Console, as_json: bool = False, items: str | None = None, episodes: str | None = None) -> None:
-    """Item lint: the release criteria (Table 8) and controls (Table 9) a program can check; exit status 1 on a
-    hard finding or a surface heuristic above chance + 10 points.
+    """Item lint: the release criteria (Table 8) and controls (Table 9) that a program can check.
+
+    Exit status 1 on a hard finding or a surface heuristic above chance + 10 points.
 
     Args:
         items: items JSONL (default: the bundled sample pack's items).

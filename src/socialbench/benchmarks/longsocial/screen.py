@@ -97,8 +97,10 @@ def screen(
     log_dir: str = "logs/screen",
     alpha: float = 0.05,
 ) -> None:
-    """Shortcut screen of candidate items with the Table 19 probes (option-only, question-only, title-only) over
-    several option-order seeds; exit status 1 when an item is flagged.
+    """Shortcut screen: flags items the Table 19 probes answer without the discussion.
+
+    The probes (option-only, question-only, title-only) run over several option-order seeds; exit status 1 when
+    an item is flagged.
 
     Args:
         runs: inspect logs (a file or a folder) of probe runs to screen; or give ``model``.

@@ -78,8 +78,10 @@ def lint_items(items: str | None = None, threads: str | None = None) -> LintRepo
 
 
 def lint(console: Console, as_json: bool = False, items: str | None = None, threads: str | None = None) -> None:
-    """Item lint for cognitive items: option balance, hint words, locators, surface heuristics, and no option or
-    question drawn from the OP's later reply; exit status 1 on a hard finding or a heuristic above chance + 10.
+    """Item lint for cognitive items: option checks, locators, surface heuristics, leaks of the OP's reply.
+
+    No option or question may draw on the OP's later reply; exit status 1 on a hard finding or a heuristic above
+    chance + 10 points.
 
     Args:
         items: cognitive items JSONL (default: the shipped sample items).
