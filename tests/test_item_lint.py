@@ -176,3 +176,20 @@ def test_the_screen_says_when_it_cannot_flag_anything(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert done.returncode == 0 and result["flagged"] == []
     assert "no item can be flagged" in result["power"]
+
+
+def test_the_readers_study_draws_a_stratified_sample_not_the_first_items() -> None:
+    from collections import Counter
+
+    from socialbench.benchmarks.longsocial.studies import readers
+
+    design = readers(sample=12, attention=0)
+    keys = [item.key for item in design.items]
+    assert len(keys) == 12
+    assert Counter(k["capability"] for k in keys) == {c: 2 for c in ("C1", "C2", "C3", "C4", "C5", "C6")}
+    first = [r["id"] for r in _rows()[:12]]
+    assert [k["item_id"] for k in keys] != first
+    again = [item.key["item_id"] for item in readers(sample=12, attention=0).items]  # seeded: the same draw
+    assert again == [k["item_id"] for k in keys]
+    everything = readers(attention=0)  # the default 150 is more than the pack's 36: all of them
+    assert len(everything.items) == 36

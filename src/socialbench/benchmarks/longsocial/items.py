@@ -7,7 +7,8 @@ to use (one item per line with ``question`` / ``options`` / ``answer``), mapped 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import random
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,3 +180,36 @@ def check_items(items: Iterable[Item], episodes: Mapping[str, Thread], path: str
             raise InputError(path, f"platform {item.platform!r} but episode is {platform!r}", record=item.id)
         checked.append(item.model_copy(update={"platform": platform}))
     return checked
+
+
+def proportional_quota(strata: Mapping[Any, Sequence[Any]], size: int) -> dict[Any, int]:
+    """Largest-remainder allocation of ``size`` over strata in proportion to their sizes."""
+    total = sum(len(v) for v in strata.values())
+    exact = {k: size * len(v) / total for k, v in strata.items()}
+    quota = {k: min(int(x), len(strata[k])) for k, x in exact.items()}
+    for k in sorted(exact, key=lambda k: (exact[k] - int(exact[k]), str(k)), reverse=True):
+        if sum(quota.values()) >= size:
+            break
+        if quota[k] < len(strata[k]):
+            quota[k] += 1
+    return quota
+
+
+def stratified_sample(items: Sequence[Item], size: int, seed: int = 0) -> list[Item]:
+    """``size`` items drawn in the natural capability x platform proportions (Table 15's 150-item sample), in file
+    order; all items when there are no more than ``size``. Two levels of largest-remainder allocation, so the
+    capability shares are exact even when capability x platform cells hold an item or two: ``size`` over the
+    capabilities, then each capability's share over its platforms; a seeded draw within each cell."""
+    if len(items) <= size:
+        return list(items)
+    by_capability: dict[str, list[Item]] = {}
+    for item in items:
+        by_capability.setdefault(item.capability, []).append(item)
+    rng, chosen = random.Random(seed), set()
+    for capability, take in sorted(proportional_quota(by_capability, size).items()):
+        cells: dict[str, list[Item]] = {}
+        for item in by_capability[capability]:
+            cells.setdefault(item.platform or "", []).append(item)
+        for platform, n in sorted(proportional_quota(cells, take).items()):
+            chosen |= {i.id for i in rng.sample(cells[platform], n)}
+    return [i for i in items if i.id in chosen]

@@ -32,7 +32,7 @@ from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
-from .items import CAPABILITIES
+from .items import CAPABILITIES, proportional_quota
 from .scorer import UNJUDGED, UNPARSED
 from .workflows import WORKFLOWS
 
@@ -569,19 +569,6 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
     }
 
 
-def _proportional(strata: dict[Any, list[str]], size: int) -> dict[Any, int]:
-    """Largest-remainder allocation of ``size`` over strata in proportion to their sizes."""
-    total = sum(len(v) for v in strata.values())
-    exact = {k: size * len(v) / total for k, v in strata.items()}
-    quota = {k: min(int(x), len(strata[k])) for k, x in exact.items()}
-    for k in sorted(exact, key=lambda k: (exact[k] - int(exact[k]), str(k)), reverse=True):
-        if sum(quota.values()) >= size:
-            break
-        if quota[k] < len(strata[k]):
-            quota[k] += 1
-    return quota
-
-
 def table16(
     runs: list[Run], tiers: dict[str, str] | None = None, draws: int = 1000, size: int = SUBSET_SIZE, seed: int = 0
 ) -> dict[str, Any]:
@@ -603,7 +590,7 @@ def table16(
     pools = {k: sorted(v) for k, v in strata.items()}
     n_items = sum(len(v) for v in pools.values())
     take = min(size, n_items)
-    quota = _proportional(pools, take)
+    quota = proportional_quota(pools, take)
     rng = random.Random(seed)
     scored = [
         {r["item"]: r["correct"] for r in run.rows if r["status"] not in (OVERLENGTH, UNJUDGED)} for run in deployable

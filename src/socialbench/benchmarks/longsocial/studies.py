@@ -26,7 +26,7 @@ from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import agreement
 from ...shared.statistics import bootstrap_ci, percent
-from .items import LETTERS, Item
+from .items import LETTERS, Item, stratified_sample
 from .task import load_pack, shuffled
 
 CRITERIA = {
@@ -62,18 +62,26 @@ def _items(items: str | None, episodes: str | None, seed: int, limit: int | None
 
 
 def readers(
-    items: str | None = None, episodes: str | None = None, seed: int = 0, attention: int = 2, limit: int | None = None
+    items: str | None = None,
+    episodes: str | None = None,
+    seed: int = 0,
+    attention: int = 2,
+    sample: int = 150,
+    limit: int | None = None,
 ) -> studies.Design:
     """Human readers answer items blind (Table 15).
 
     Args:
         items: items JSONL (default: the bundled sample pack).
         episodes: episodes JSONL (default: the bundled sample episodes).
-        seed: option-order and attention-check seed.
+        seed: option-order, sample and attention-check seed.
         attention: attention-check items mixed in (scored apart).
-        limit: use only the first N items.
+        sample: items drawn in the capability x platform proportions of the file (Table 15: 150; all when the
+            file has fewer).
+        limit: use only the first N of the drawn items (a pilot).
     """
-    threads, loaded = _items(items, episodes, seed, limit)
+    _, _, threads, every = load_pack(items, episodes)
+    loaded = stratified_sample(every, sample, seed)[:limit] if limit else stratified_sample(every, sample, seed)
     out = []
     for n, item in enumerate(loaded, 1):
         options, gold, order = shuffled(item, seed)
