@@ -193,3 +193,18 @@ def test_the_readers_study_draws_a_stratified_sample_not_the_first_items() -> No
     assert again == [k["item_id"] for k in keys]
     everything = readers(attention=0)  # the default 150 is more than the pack's 36: all of them
     assert len(everything.items) == 36
+
+
+def test_the_verifier_sees_only_the_model_facing_input() -> None:
+    """Table 23: the verifier re-answers from the serialized thread, its structure, the stem and the options; no
+    gold, criterion, evidence list or scope marks (the adjudicator sees them)."""
+    from socialbench.benchmarks.longsocial.studies import verify
+
+    rows = {r["id"]: r for r in _rows()}
+    design = verify(attention=0)
+    for item in design.items:
+        row = rows[item.key["item_id"]]
+        assert "<mark>" not in item.html and "#fff3b0" not in item.html and "#4a90d9" not in item.html
+        assert row["criterion"][:40] not in item.html
+        assert row["stem"].replace("'", "&#x27;")[:30] in item.html or row["stem"][:30] in item.html
+    assert not any("evidence" in q.name for q in design.questions)

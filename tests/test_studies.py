@@ -80,7 +80,7 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
     if kind == "longsocial-readers":
         return {"answer": key["gold"] if annotator == "ann" else "ABCD"[salt % 4], "rationale": f"because {item}"}
     if kind == "longsocial-verify":
-        criteria = ("scope_reasoning", "one_answer", "no_artifacts", "evidence_supports")
+        criteria = ("scope_clear", "scope_reasoning", "one_answer", "no_artifacts")
         decision = ["pass", "revise"][salt % 2] if annotator == "bob" else "pass"
         return {"answer": key["gold"], **dict.fromkeys(criteria, decision)}
     if kind == "sibench-replies":

@@ -3,11 +3,13 @@
 - ``longsocial-readers``: the serialized thread (collapsible branches, short post ids, authors, times), the question
   and four options in a seeded order; one answer and an optional rationale. Scored as Table 15: accuracy per reader
   and the mean with its CI, agreement, attention checks, seconds per item.
-- ``longsocial-verify``: the same view with the item's scope and evidence highlighted; the verifier re-answers
-  (without the gold, as Table 23's verifier) and decides pass / revise / reject per release criterion. Items whose
-  verifiers miss the gold or do not all pass every criterion go to adjudication.
-- ``longsocial-adjudicate``: the flagged items with the gold, the verifiers' answers and decisions; one outcome each
-  (Table 23: confirmed, clarified, rewritten and re-verified, or removed).
+- ``longsocial-verify``: exactly the model-facing input, as Table 23's verifier gets it (serialized thread, reply
+  structure, stem, four options): no gold, criterion, evidence list or scope marks. The verifier re-answers and
+  decides pass / revise / reject on the criteria a reader of that input can judge. Items whose verifiers miss the
+  gold or do not all pass every criterion go to adjudication.
+- ``longsocial-adjudicate``: the flagged items with everything: scope and evidence marked, the gold, the criterion,
+  the verifiers' answers, decisions and notes; one outcome each (Table 23: confirmed, clarified, rewritten and
+  re-verified, or removed).
 """
 
 from __future__ import annotations
@@ -30,11 +32,14 @@ from .items import LETTERS, Item, stratified_sample
 from .task import load_pack, shuffled
 
 CRITERIA = {
-    "scope_reasoning": "Answering needs reasoning over the marked scope, not topic familiarity or one salient comment.",
+    "scope_clear": "The question says which part of the thread it is about (a post, reply set, chain, participant "
+    "or branches), and you could find it.",
+    "scope_reasoning": "Answering needs reasoning over that part of the thread, not topic familiarity or one salient "
+    "comment.",
     "one_answer": "Exactly one option is defensible from the thread; the distractors are plausible but wrong.",
     "no_artifacts": "Stem and options carry no answer-bearing wording (quotes, usernames, structural hints).",
-    "evidence_supports": "The marked evidence posts support the answer you chose.",
 }
+"""What a verifier judges from the model-facing input alone (Table 23: no gold, criterion or evidence list)."""
 DECISIONS = ["pass", "revise", "reject"]
 OUTCOMES = ["confirm", "clarify", "rewrite and re-verify", "remove"]
 PAPER_READERS = 72.4  # Table 15: mean of five readers on the 150-item stratified sample
@@ -129,13 +134,8 @@ def verify(
     out = []
     for n, item in enumerate(loaded, 1):
         options, gold, order = shuffled(item, seed)
-        thread = threads[item.episode_id]
-        marks = _marks(thread, item)
-        html = (
-            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a blue bar.</p>"
-            + studies.thread_html(thread, marks)
-            + studies.options_html(item.stem, options)
-        )
+        # Table 23: the verifier re-answers from the model-facing input only (no scope or evidence marks)
+        html = studies.thread_html(threads[item.episode_id]) + studies.options_html(item.stem, options)
         key = {"item_id": item.id, "episode_id": item.episode_id, "gold": gold, "option_order": order}
         out.append(studies.Item(f"v{n:04d}", html, key))
     questions = [ANSWER] + [studies.Question(k, "radio", text, DECISIONS) for k, text in CRITERIA.items()]
@@ -211,7 +211,8 @@ def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> s
         thread = threads[item.episode_id]
         record = "".join(f"<li>{studies.escape(c)}: {studies.escape(str(d))}</li>" for c, d in o["decisions"].items())
         html = (
-            studies.thread_html(thread, _marks(thread, item))
+            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a blue bar.</p>"
+            + studies.thread_html(thread, _marks(thread, item))
             + studies.options_html(item.stem, options)
             + f"<p><b>Gold:</b> {gold}. <b>Criterion:</b> {studies.escape(item.criterion or '-')}</p>"
             + f"<p><b>Verifiers answered:</b> {studies.escape(str(o['answers']))}</p><ul>{record}</ul>"
