@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai import eval
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model._generate_config import set_active_generate_config
 
 from conftest import recording_server
 from socialbench.benchmarks.longsocial import longsocial
@@ -106,7 +107,7 @@ def test_the_order_moves_each_groups_first_item_a_window_ahead() -> None:
 
 def test_a_failed_first_request_releases_its_group() -> None:
     class Conn:
-        config = get_model("mockllm/model").config
+        config = GenerateConfig()
 
         class api:
             @staticmethod
@@ -128,6 +129,8 @@ def test_a_failed_first_request_releases_its_group() -> None:
             pass
 
     async def main() -> None:
+        # 4 connections, whatever generate config an earlier eval in this process left active
+        set_active_generate_config(GenerateConfig(max_connections=4))
         async with anyio.create_task_group() as group:
             for n in range(3):
                 group.start_soon(item, n)

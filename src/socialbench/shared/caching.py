@@ -63,7 +63,7 @@ def shared_part(prompt: str, item_start: str) -> str | None:
 def connections(model: Model) -> int:
     """How many requests inspect may have in flight to this model: ``--max-connections`` (the eval's or the
     model's) if given, else the provider's default (1 for the embedded model)."""
-    config = active_generate_config().merge(model.config)
+    config = model.config.merge(active_generate_config())  # composed as inspect does: the eval's config wins
     return config.max_connections or model.api.max_connections()
 
 
