@@ -204,7 +204,7 @@ def test_the_verifier_sees_only_the_model_facing_input() -> None:
     design = verify(attention=0)
     for item in design.items:
         row = rows[item.key["item_id"]]
-        assert "<mark>" not in item.html and "#fff3b0" not in item.html and "#4a90d9" not in item.html
+        assert "<mark>" not in item.html and "#fff3b0" not in item.html and "#dcebfb" not in item.html
         assert row["criterion"][:40] not in item.html
         assert row["stem"].replace("'", "&#x27;")[:30] in item.html or row["stem"][:30] in item.html
     assert not any("evidence" in q.name for q in design.questions)

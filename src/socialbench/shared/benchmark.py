@@ -42,6 +42,8 @@ class Benchmark:
     catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
     """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
     analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
+    """Analyses without a run of their own (``socialbench analyze NAME ANALYSIS``): ``fn(console, as_json=False,
+    **options)``; e.g. evidence recall, item lint, the shortcut screen over probe logs."""
     studies: Mapping[str, Any] = field(default_factory=dict)
     """Human studies it offers (``socialbench study create NAME``): name -> `socialbench.shared.studies.Study`."""
     plan: Callable[..., tuple[str, list[Any]]] | None = None
@@ -50,7 +52,6 @@ class Benchmark:
     document: Callable[[list[str], bool], Any] | None = None
     """``document(logs, compare_paper)`` -> a `socialbench.shared.reporting.Document` (the papers' figures and
     tables) for ``socialbench report --html / --figures / --tables``."""
-    """Analyses that need no logs (``socialbench analyze NAME ANALYSIS``): ``fn(console, as_json=False, **options)``."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:

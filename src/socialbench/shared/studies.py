@@ -418,7 +418,8 @@ OPEN_LIMIT = 80
 """Threads up to this many posts open fully; larger ones open the root and let the reader expand branches."""
 _MARK_STYLE = {
     "evidence": ' style="background-color:#fff3b0"',
-    "scope": ' style="border-left:3px solid #4a90d9;padding-left:6px"',
+    # Potato's sanitizer keeps allowlisted CSS only (no border-left): the scope is a pale blue background
+    "scope": ' style="background-color:#dcebfb;padding-left:6px"',
 }
 
 

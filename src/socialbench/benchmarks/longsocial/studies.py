@@ -211,7 +211,7 @@ def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> s
         thread = threads[item.episode_id]
         record = "".join(f"<li>{studies.escape(c)}: {studies.escape(str(d))}</li>" for c, d in o["decisions"].items())
         html = (
-            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a blue bar.</p>"
+            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a pale blue background.</p>"
             + studies.thread_html(thread, _marks(thread, item))
             + studies.options_html(item.stem, options)
             + f"<p><b>Gold:</b> {gold}. <b>Criterion:</b> {studies.escape(item.criterion or '-')}</p>"
