@@ -82,6 +82,8 @@ class Answer:
     values: dict[str, Any]
     """question name -> value (a label string, a likert point as int, text, or a list for multiselect)."""
     seconds: float | None = None
+    saved: datetime | None = None
+    """When the annotator last worked on the item (Potato's session end on it), if known."""
 
 
 def escape(text: str) -> str:
@@ -326,7 +328,7 @@ def answers(folder: str | Path) -> list[Answer]:
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise InputError(state_path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-        times = _seconds(state)
+        times, saved = _seconds(state), _saved(state)
         for item, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
             values: dict[str, Any] = {}
             for label, value in pairs:
@@ -340,7 +342,7 @@ def answers(folder: str | Path) -> list[Answer]:
                 else:
                     values[q["name"]] = value
             if values:
-                out.append(Answer(annotator, item, values, times.get(item)))
+                out.append(Answer(annotator, item, values, times.get(item), saved.get(item)))
     return out
 
 
@@ -396,6 +398,19 @@ def _seconds(state: dict[str, Any]) -> dict[str, float]:
         ms = data.get("total_time_ms") if isinstance(data, dict) else None
         if isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:
             out[str(item)] = ms / 1000
+    return out
+
+
+def _saved(state: dict[str, Any]) -> dict[str, datetime]:
+    """Per item, when the annotator last worked on it: Potato's ``session_end`` (else ``session_start``), a Unix
+    time, of its behavioural data."""
+    behaviour = state.get("instance_id_to_behavioral_data") or {}
+    out: dict[str, datetime] = {}
+    for item, data in behaviour.items() if isinstance(behaviour, dict) else ():
+        stamps = [data.get(k) for k in ("session_end", "session_start")] if isinstance(data, dict) else []
+        stamp = next((t for t in stamps if isinstance(t, int | float) and not isinstance(t, bool) and t > 0), None)
+        if stamp is not None:
+            out[str(item)] = datetime.fromtimestamp(stamp, UTC)
     return out
 
 

@@ -5,6 +5,7 @@ from .figures import document
 from .lint import lint
 from .plan import plan
 from .recall import recall
+from .release import authored, release
 from .report import report, summarize
 from .screen import screen
 from .studies import STUDIES
@@ -31,7 +32,7 @@ BENCHMARK = Benchmark(
     document=document,
     studies=STUDIES,
     catalogs=catalogs,
-    analyses={"recall": recall, "lint": lint, "screen": screen},
+    analyses={"recall": recall, "lint": lint, "screen": screen, "authored": authored, "release": release},
     plan=plan,
 )
 

@@ -10,6 +10,11 @@
 - ``longsocial-adjudicate``: the flagged items with everything: scope and evidence marked, the gold, the criterion,
   the verifiers' answers, decisions and notes; one outcome each (Table 23: confirmed, clarified, rewritten and
   re-verified, or removed).
+- ``longsocial-author``: authoring (Table 23, "Authoring"): an author reads a whole episode and writes an item:
+  capability and form tags, stem, four options, gold, criterion, scope and evidence posts by id.
+  `socialbench analyze longsocial authored` turns the saved answers into an items file with provenance and lints it;
+  `socialbench analyze longsocial release` takes it through verification and adjudication to a release
+  (`release.py`).
 """
 
 from __future__ import annotations
@@ -24,12 +29,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ...conversations.render import short_ids
+from ...core.errors import InputError
 from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import agreement
 from ...shared.statistics import bootstrap_ci, percent
-from .items import LETTERS, Item, stratified_sample
-from .task import load_pack, shuffled
+from .items import CAPABILITIES, LETTERS, Item, stratified_sample
+from .task import load_episodes, load_pack, sample_pack, shuffled
 
 CRITERIA = {
     "scope_clear": "The question says which part of the thread it is about (a post, reply set, chain, participant "
@@ -136,7 +142,14 @@ def verify(
         options, gold, order = shuffled(item, seed)
         # Table 23: the verifier re-answers from the model-facing input only (no scope or evidence marks)
         html = studies.thread_html(threads[item.episode_id]) + studies.options_html(item.stem, options)
-        key = {"item_id": item.id, "episode_id": item.episode_id, "gold": gold, "option_order": order}
+        key = {
+            "item_id": item.id,
+            "item_version": item_version(item),
+            "author": (item.meta.get("provenance") or {}).get("author"),
+            "episode_id": item.episode_id,
+            "gold": gold,
+            "option_order": order,
+        }
         out.append(studies.Item(f"v{n:04d}", html, key))
     questions = [ANSWER] + [studies.Question(k, "radio", text, DECISIONS) for k, text in CRITERIA.items()]
     questions.append(studies.Question("notes", "text", "What should change (for revise / reject)", required=False))
@@ -174,16 +187,34 @@ def _marks(thread: Any, item: Item) -> dict[str, str]:
     return marks
 
 
+def item_version(item: Item) -> str:
+    """A digest of what a verifier judges and a release ships (episode, stem, options, gold, scope, evidence,
+    criterion): a verification or adjudication counts only for the version of the item it saw."""
+    import hashlib
+    import json
+
+    fields = item.model_dump(include={"episode_id", "stem", "options", "gold", "scope", "evidence", "criterion"})
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def verification_outcomes(folder: str | Path) -> list[dict[str, Any]]:
-    """Per verified item: the verifiers' answers against the gold, their decisions, whether it needs adjudication."""
+    """Per verified item: the verifiers' answers against the gold, their decisions, whether it needs adjudication.
+    An item's author verifying it does not count (Table 23: a different contributor); such answers are counted in
+    ``self_verifications``, and an item no one else verified has ``verifiers`` 0 and is not sent to adjudication."""
     keys = studies.key(folder)
     per: dict[str, list[studies.Answer]] = defaultdict(list)
+    selves: Counter[str] = Counter()
     for row in studies.answers(folder):
-        if not keys.get(row.item, {}).get("attention"):
+        k = keys.get(row.item, {})
+        if k.get("attention"):
+            continue
+        if k.get("author") and row.annotator == k["author"]:
+            selves[row.item] += 1
+        else:
             per[row.item].append(row)
     out = []
-    for item_id, rows in sorted(per.items()):
-        k = keys[item_id]
+    for item_id in sorted(set(per) | set(selves)):
+        rows, k = per[item_id], keys[item_id]
         recovered = [r.values.get("answer") == k["gold"] for r in rows]
         decisions = {c: Counter(str(r.values.get(c)) for r in rows) for c in CRITERIA}
         all_pass = all(set(d) == {"pass"} for d in decisions.values())
@@ -191,12 +222,14 @@ def verification_outcomes(folder: str | Path) -> list[dict[str, Any]]:
             {
                 "study_item": item_id,
                 "item_id": k["item_id"],
+                "item_version": k.get("item_version"),
                 "verifiers": len(rows),
+                "self_verifications": selves[item_id],
                 "recovered_gold": sum(recovered),
                 "answers": {r.annotator: r.values.get("answer") for r in rows},
                 "decisions": {c: dict(d) for c, d in decisions.items()},
                 "notes": {r.annotator: r.values.get("notes") for r in rows if r.values.get("notes")},
-                "adjudicate": not (all(recovered) and all_pass),
+                "adjudicate": bool(rows) and not (all(recovered) and all_pass),
             }
         )
     return out
@@ -218,7 +251,8 @@ def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> s
             + f"<p><b>Verifiers answered:</b> {studies.escape(str(o['answers']))}</p><ul>{record}</ul>"
             + "".join(f"<p><b>{studies.escape(a)}:</b> {studies.escape(t)}</p>" for a, t in o["notes"].items())
         )
-        out.append(studies.Item(f"a{n:04d}", html, {"item_id": item.id, "gold": gold, "option_order": order}))
+        key = {"item_id": item.id, "item_version": item_version(item), "gold": gold, "option_order": order}
+        out.append(studies.Item(f"a{n:04d}", html, key))
     if not out:
         raise ValueError(f"{folder}: no verified item needs adjudication")
     return studies.Design(
@@ -300,13 +334,119 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     )
     if kind == "longsocial-verify":
         flagged = [o for o in result["verification"] if o["adjudicate"]]
+        alone = [o for o in result["verification"] if not o["verifiers"]]
         console.print(
-            f"Verification: {len(result['verification']) - len(flagged)} items pass, {len(flagged)} go to adjudication "
-            f"(socialbench study create longsocial-adjudicate ... -S adjudicate={folder})."
+            f"Verification: {len(result['verification']) - len(flagged) - len(alone)} items pass, {len(flagged)} go to "
+            f"adjudication, {len(alone)} were verified only by their author "
+            f"(socialbench study create longsocial-adjudicate -o DIR --annotators NAME --items ITEMS -S verified={folder})."
         )
 
 
+FORMS = {
+    "local-role": "C1: what one post does in its place",
+    "reply-relation": "C2: how a reply relates to its parent",
+    "position-structure": "C3: how a reply set or subtree is organised",
+    "turning-point": "C4: where a chain changes course",
+    "participant-trajectory": "C5: how one participant's stance or role develops",
+    "cross-branch-contrast": "C6: how branches differ",
+    "cross-branch-change": "C6: how a change differs between branches",
+}
+"""Item forms of the sample pack (metadata only, Table 23 "Artifact control")."""
+SCOPE_POSTS = {
+    "nodes": "the posts it asks about",
+    "subtree": "the subtree's root (one id)",
+    "chain": "the chain's first and last post (two ids)",
+    "participant": "the participant's posts, the one the stem names first",
+    "branches": "the root reply of each branch (two or more ids)",
+}
+OPTION_NAMES = [f"option_{letter.lower()}" for letter in LETTERS]
+
+
+def episode_version(thread: Any) -> str:
+    """What an item's post ids mean: a digest of the episode's model-facing rendering (the ids, authors, times and
+    texts the author read). An item authored on another version may point at other posts."""
+    import hashlib
+
+    from ...conversations.render import render
+
+    return hashlib.sha256(render(thread).encode()).hexdigest()[:16]
+
+
+def author(
+    episodes: str | None = None, per_episode: int = 1, ids: str | None = None, limit: int | None = None
+) -> studies.Design:
+    """Authoring (Table 23, "Authoring"): per episode, ``per_episode`` pages on each of which an author writes one
+    item over the whole thread. Assign each page to one author (``--overlap 1``) or to several (each answer is a
+    separate candidate item).
+
+    Args:
+        episodes: episodes JSONL to author on (default: the bundled sample episodes).
+        per_episode: items to write per episode.
+        ids: author on these episodes only (comma-separated episode ids).
+        limit: author on the first N episodes (of those chosen) only.
+    """
+    path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
+    every = load_episodes(path)
+    chosen = [e.strip() for e in ids.split(",") if e.strip()] if ids else list(every)
+    unknown = [e for e in chosen if e not in every]
+    if unknown:
+        raise InputError(path, f"no episode {', '.join(unknown)} (-S ids)")
+    threads = [every[e] for e in chosen][:limit] if limit else [every[e] for e in chosen]
+    if per_episode < 1:
+        raise ValueError(f"-S per_episode must be 1 or more, got {per_episode}")
+    out: list[studies.Item] = []
+    guide = (
+        "<p><b>Write one item over this discussion.</b> The question must need reasoning over the part of the thread "
+        "it names (its scope), not topic knowledge or one salient comment; name the scope by post id; four options "
+        "in parallel form, the distractors plausible wrong readings (wrong scope, nearby count, boundary error, "
+        "near-synonym label); no quotes, usernames or answer-bearing words (Tables 8 and 9).</p>"
+    )
+    for thread in threads:
+        version = episode_version(thread)
+        for slot in range(1, per_episode + 1):
+            key = {
+                "episode_id": thread.id,
+                "episode_version": version,
+                "episodes": str(path.resolve()),
+                "slot": slot,
+            }
+            out.append(studies.Item(f"w{len(out) + 1:04d}", guide + studies.thread_html(thread), key))
+    ids = "Post ids separated by spaces or commas"
+    questions = [
+        studies.Question("capability", "radio", "Capability", list(CAPABILITIES)),
+        studies.Question("form", "radio", "Item form (metadata)", list(FORMS)),
+        studies.Question("scope_kind", "radio", "Scope: the unit the question is about", list(SCOPE_POSTS)),
+        studies.Question("scope_posts", "text", f"{ids}: " + "; ".join(f"{k}: {v}" for k, v in SCOPE_POSTS.items())),
+        studies.Question("evidence", "text", f"Evidence posts: {ids} (every post the gold and its premises rest on)"),
+        studies.Question("stem", "text", "Question stem (name the scope by post id)"),
+        *(
+            studies.Question(name, "text", f"Option {letter}")
+            for name, letter in zip(OPTION_NAMES, LETTERS, strict=True)
+        ),
+        studies.Question("gold", "radio", "The correct option", list(LETTERS)),
+        studies.Question("criterion", "text", "Criterion: why the gold is right under the scope, and the others not"),
+    ]
+    return studies.Design(
+        kind="longsocial-author",
+        title="LongSocialBench item authoring",
+        instructions="Read the whole discussion, then write one item on each page. "
+        + "Capabilities: "
+        + "; ".join(f"{k} {v}" for k, v in CAPABILITIES.items())
+        + ".",
+        questions=questions,
+        items=out,
+    )
+
+
+def score_authoring(folder: str, console: Console, as_json: bool = False) -> None:
+    """How far authoring is (items written per author) and the lint of what is written so far."""
+    from .release import authored_items, print_authored
+
+    print_authored(console, authored_items(folder, incomplete="skip"), as_json)
+
+
 STUDIES = {
+    "longsocial-author": studies.Study(author, score_authoring, "authors write items over whole threads (Table 23)"),
     "longsocial-readers": studies.Study(readers, score, "human readers answer items blind (Table 15)"),
     "longsocial-verify": studies.Study(verify, score, "independent verification per release criterion (Table 23)"),
     "longsocial-adjudicate": studies.Study(adjudicate, score, "adjudication of the items verification flagged"),
