@@ -23,6 +23,7 @@ import html
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -41,6 +42,8 @@ from ..core.errors import InputError
 from ..core.jsonl import atomic_writer, read_jsonl, write_jsonl
 
 Kind = Literal["radio", "likert", "text", "multiselect"]
+PAGE = Path(__file__).parent / "page"
+"""The study page's CSS and script (sticky question panel, expand / collapse all, post links)."""
 
 
 @dataclass
@@ -161,10 +164,14 @@ def create(
         },
         "annotation_schemes": [_scheme(q) for q in design.questions],
         "annotation_instructions": design.instructions,
+        # the page's own CSS and script (Potato 2.12 sanitizes item HTML: no ids, scripts or sticky CSS there)
+        "base_css": "socialbench.css",
+        "custom_footer_html": f"<script>{(PAGE / 'study.js').read_text(encoding='utf-8')}</script>",
     }
     server = root / "server"
     (server / "data").mkdir(parents=True, exist_ok=True)
     write_jsonl(server / "data" / "items.jsonl", [{"id": i.id, "html": i.html} for i in design.items])
+    shutil.copyfile(PAGE / "study.css", server / "socialbench.css")
     write_jsonl(server / "users.jsonl", [{"username": a, "password": p} for a, p in logins.items()])
     with atomic_writer(server / "config.yaml") as handle:  # JSON is valid YAML; Potato requires the .yaml name
         json.dump(config, handle, ensure_ascii=False, indent=1)
@@ -447,6 +454,7 @@ def thread_html(thread: Any, marks: dict[str, str] | None = None) -> str:
     marks = marks or {}
     ids = short_ids(thread)
     order = list(thread.traverse("thread"))
+    op = thread.root.author
     replies = {n.id: 0 for n in order}
     for node in reversed(order):
         if node.parent_id is not None:
@@ -462,20 +470,45 @@ def thread_html(thread: Any, marks: dict[str, str] | None = None) -> str:
         mark = marks.get(node.id)
         stamp = node.created.strftime("%Y-%m-%d %H:%M UTC") if node.created else "time unknown"
         count = replies[node.id]
+        is_op = bool(op) and node.author == op and op not in ("[deleted]", "[removed]")
         summary = (
-            f"<b>{ids[node.id]}</b> · {escape(node.author or '[deleted]')} · {stamp} · "
-            f"{count} repl{'y' if count == 1 else 'ies'}" + (f" · <mark>{mark}</mark>" if mark else "")
+            f"<b>{ids[node.id]}</b> · {escape(node.author or '[deleted]')}"
+            + (' <span class="sb-op" style="background-color:#1f5fa8;color:#fff">OP</span>' if is_op else "")
+            + f" · {stamp} · {count} repl{'y' if count == 1 else 'ies'}"
+            + (f" · <mark>{mark}</mark>" if mark else "")
         )
         body = escape(node.text) if node.text else "<i>[deleted]</i>"
         opened = ' open="open"' if open_all or depth == 0 else ""
         style = _MARK_STYLE.get(mark or "", "")
+        # sb-* classes: Potato's sanitizer keeps classes but no ids; the study page's CSS and script use them
         out.append(
-            f'<details{opened}><summary>{summary}</summary><div style="margin-left:1.2em"><div{style}>{body}</div>'
+            f'<details class="sb-post sb-{ids[node.id]}"{opened}><summary>{summary}</summary>'
+            f'<div class="sb-replies" style="margin-left:1.2em"><div{style}>{body}</div>'
         )
         depths.append(depth)
     out += ["</div></details>"] * len(depths)
     title = f"<h3>{escape(thread.title)}</h3>" if getattr(thread, "title", None) else ""
-    return title + "".join(out)
+    return f'{title}<div class="sb-thread">{"".join(out)}</div>'
+
+
+_POST_ID = re.compile(r"\b(c\d+)\b")
+
+
+def question_panel(
+    question: str, options: Sequence[str] = (), link_posts: bool = False, note: str = "", label: str = "Question"
+) -> str:
+    """The question and its options as a panel that stays in view while the thread is read (the study page's CSS),
+    with expand-all / collapse-all buttons (its script). ``link_posts``: post ids (``c12``) in the question link to
+    the post."""
+    text = escape(question)
+    if link_posts:
+        text = _POST_ID.sub(r'<a href="#\1">\1</a>', text)
+    rows = "".join(f"<li><b>{letter}.</b> {escape(o)}</li>" for letter, o in zip("ABCD", options, strict=False))
+    return (
+        f'<div class="sb-question">{note}<p><b>{escape(label)}:</b> {text}</p>'
+        + (f"<ul>{rows}</ul>" if rows else "")
+        + '<span class="sb-tools"></span></div>'
+    )
 
 
 def options_html(question: str, options: Sequence[str]) -> str:

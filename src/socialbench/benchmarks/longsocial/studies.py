@@ -59,7 +59,7 @@ def _attention(n: int, seed: int) -> list[studies.Item]:
         html = (
             "<p><b>Attention check.</b> This is not a question about a discussion. To show that you read the "
             f"instructions on each page, choose option {target}.</p>"
-            + studies.options_html("Which option does this page ask you to choose?", ["W", "X", "Y", "Z"])
+            + studies.question_panel("Which option does this page ask you to choose?", ["W", "X", "Y", "Z"])
         )
         out.append(studies.Item(f"check{i + 1}", html, {"expected": target}, attention=True))
     return out
@@ -96,7 +96,9 @@ def readers(
     out = []
     for n, item in enumerate(loaded, 1):
         options, gold, order = shuffled(item, seed)
-        html = studies.thread_html(threads[item.episode_id]) + studies.options_html(item.stem, options)
+        html = studies.question_panel(item.stem, options, link_posts=True) + studies.thread_html(
+            threads[item.episode_id]
+        )
         key = {
             "item_id": item.id,
             "episode_id": item.episode_id,
@@ -141,7 +143,9 @@ def verify(
     for n, item in enumerate(loaded, 1):
         options, gold, order = shuffled(item, seed)
         # Table 23: the verifier re-answers from the model-facing input only (no scope or evidence marks)
-        html = studies.thread_html(threads[item.episode_id]) + studies.options_html(item.stem, options)
+        html = studies.question_panel(item.stem, options, link_posts=True) + studies.thread_html(
+            threads[item.episode_id]
+        )
         key = {
             "item_id": item.id,
             "item_version": item_version(item),
@@ -245,8 +249,8 @@ def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> s
         record = "".join(f"<li>{studies.escape(c)}: {studies.escape(str(d))}</li>" for c, d in o["decisions"].items())
         html = (
             "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a pale blue background.</p>"
+            + studies.question_panel(item.stem, options, link_posts=True)
             + studies.thread_html(thread, _marks(thread, item))
-            + studies.options_html(item.stem, options)
             + f"<p><b>Gold:</b> {gold}. <b>Criterion:</b> {studies.escape(item.criterion or '-')}</p>"
             + f"<p><b>Verifiers answered:</b> {studies.escape(str(o['answers']))}</p><ul>{record}</ul>"
             + "".join(f"<p><b>{studies.escape(a)}:</b> {studies.escape(t)}</p>" for a, t in o["notes"].items())
@@ -338,7 +342,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         console.print(
             f"Verification: {len(result['verification']) - len(flagged) - len(alone)} items pass, {len(flagged)} go to "
             f"adjudication, {len(alone)} were verified only by their author "
-            f"(socialbench study create longsocial-adjudicate -o DIR --annotators NAME --items ITEMS -S verified={folder})."
+            "(socialbench study create longsocial-adjudicate -o DIR --annotators NAME --items ITEMS "
+            f"-S verified={folder})."
         )
 
 
@@ -395,11 +400,12 @@ def author(
     if per_episode < 1:
         raise ValueError(f"-S per_episode must be 1 or more, got {per_episode}")
     out: list[studies.Item] = []
-    guide = (
-        "<p><b>Write one item over this discussion.</b> The question must need reasoning over the part of the thread "
-        "it names (its scope), not topic knowledge or one salient comment; name the scope by post id; four options "
-        "in parallel form, the distractors plausible wrong readings (wrong scope, nearby count, boundary error, "
-        "near-synonym label); no quotes, usernames or answer-bearing words (Tables 8 and 9).</p>"
+    guide = studies.question_panel(
+        "write one item over this discussion. The question must need reasoning over the part of the thread it names "
+        "(its scope), not topic knowledge or one salient comment; name the scope by post id; four options in parallel "
+        "form, the distractors plausible wrong readings (wrong scope, nearby count, boundary error, near-synonym "
+        "label); no quotes, usernames or answer-bearing words (Tables 8 and 9). The form is below the thread.",
+        label="Your task",
     )
     for thread in threads:
         version = episode_version(thread)

@@ -1,0 +1,63 @@
+// socialbench study pages on Potato (custom_footer_html): the question and the answer forms in a side panel that
+// stays in view, expand / collapse all branches, and post ids in the question jump to the post (opening the branches
+// above it). Potato's sanitizer keeps no ids or buttons in item HTML,
+// so posts carry their short id as a class (sb-c12) and this script adds the buttons.
+(function () {
+  function post(short) { return document.querySelector("details.sb-post.sb-" + short); }
+  function setAll(open) {
+    document.querySelectorAll("details.sb-post").forEach(function (d) { d.open = open; });
+  }
+  function reveal(short) {
+    var target = post(short);
+    if (!target) { return false; }
+    for (var d = target; d; d = d.parentElement ? d.parentElement.closest("details") : null) { d.open = true; }
+    target.scrollIntoView({ block: "start" });
+    target.classList.add("sb-flash");
+    setTimeout(function () { target.classList.remove("sb-flash"); }, 2000);
+    return true;
+  }
+  function belowBar(panel) {
+    // Potato's navigation bar stays at the top of the window: the panel sticks just below it
+    var bar = document.elementFromPoint(Math.floor(window.innerWidth / 2), 2);
+    while (bar && bar !== document.body && !/fixed|sticky/.test(getComputedStyle(bar).position)) { bar = bar.parentElement; }
+    var top = bar && bar !== document.body ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    panel.style.top = top + "px";
+    panel.style.maxHeight = "calc(100vh - " + (top + 8) + "px)";
+  }
+  function sidePanel() {
+    // the question and the answer forms side by side with the thread, in one panel that stays in view
+    var panel = document.querySelector(".sb-question");
+    var forms = document.getElementById("annotation-forms");
+    var main = document.getElementById("main-content");
+    if (!panel || !forms || !main || forms.parentElement !== main) { return panel; }
+    var side = document.createElement("div");
+    side.className = "sb-side";
+    main.insertBefore(side, forms);
+    side.appendChild(panel);
+    side.appendChild(forms);
+    document.body.classList.add("sb-layout");
+    return side;
+  }
+  function setup() {
+    var sticky = sidePanel();
+    if (sticky) { belowBar(sticky); }
+    document.querySelectorAll(".sb-tools").forEach(function (tools) {
+      if (tools.dataset.ready) { return; }
+      tools.dataset.ready = "1";
+      [["Expand all", true], ["Collapse all", false]].forEach(function (spec) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = spec[0];
+        b.className = spec[1] ? "sb-expand-all" : "sb-collapse-all";
+        b.addEventListener("click", function () { setAll(spec[1]); });
+        tools.appendChild(b);
+      });
+    });
+    document.querySelectorAll('.sb-question a[href^="#c"]').forEach(function (a) {
+      a.addEventListener("click", function (event) {
+        if (reveal(a.getAttribute("href").slice(1))) { event.preventDefault(); }
+      });
+    });
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", setup); } else { setup(); }
+})();

@@ -1,0 +1,231 @@
+"""Authoring -> verification -> adjudication -> release with known answers, without a browser: annotators' saves
+are written in the shape Potato 2.12 saves them (`user_state.json`; tests/test_item_flow.py drives the same flow
+through Potato and a real browser). Every decision of `release` is checked, and every refusal writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from socialbench.benchmarks.longsocial import studies as ls
+from socialbench.benchmarks.longsocial.task import sample_pack
+from socialbench.shared import studies
+
+EPISODE = "cmv:2rnr30"  # a real r/ChangeMyView thread of the sample pack (48 posts)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+
+
+def save(folder: Path, annotator: str, pages: dict[str, dict[str, str]]) -> None:
+    """What Potato writes when ``annotator`` has saved these answers (question -> value) on these pages."""
+    record = studies.load(folder)
+    kinds = {q["name"]: q["kind"] for q in record["questions"]}
+    now = time.time()
+    state: dict[str, Any] = {"instance_id_to_label_to_value": {}, "instance_id_to_behavioral_data": {}}
+    for page, values in pages.items():
+        state["instance_id_to_label_to_value"][page] = [
+            [{"schema": k, "name": "text_box" if kinds[k] == "text" else v}, v] for k, v in values.items()
+        ]
+        state["instance_id_to_behavioral_data"][page] = {"session_start": now - 30, "session_end": now}
+    out = folder / "server" / "annotation_output" / annotator
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "user_state.json").write_text(json.dumps(state))
+
+
+def sample_items(episode: str = EPISODE) -> list[dict[str, Any]]:
+    lines = (sample_pack() / "items.jsonl").read_text().splitlines()
+    return [item for item in map(json.loads, lines) if item["episode_id"] == episode]
+
+
+def page(item: dict[str, Any]) -> dict[str, str]:
+    """The authoring form filled in with a sample item (what an author types)."""
+    scope = item["scope"]
+    posts = scope.get("nodes") or scope.get("roots") or [scope[k] for k in ("start", "end") if scope.get(k)]
+    return {
+        "capability": item["capability"],
+        "form": item["form"],
+        "scope_kind": scope["kind"],
+        "scope_posts": " ".join(posts),
+        "evidence": ", ".join(item["evidence"]),
+        "stem": item["stem"],
+        **{name: text for name, text in zip(ls.OPTION_NAMES, item["options"], strict=True)},
+        "gold": item["gold"],
+        "criterion": item["criterion"],
+    }
+
+
+def _authored(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """Two authors write the four sample items of EPISODE on two pages each; exported to authored.jsonl."""
+    folder = tmp_path / "author"
+    made = _cli("study", "create", "longsocial-author", "-o", str(folder), "--annotators", "ann,bob",
+                "-S", f"ids={EPISODE}", "-S", "per_episode=2")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    items = sample_items()
+    save(folder, "ann", {"w0001": page(items[0]), "w0002": page(items[1])})
+    save(folder, "bob", {"w0001": page(items[2]), "w0002": page(items[3])})
+    out = tmp_path / "authored.jsonl"
+    done = _cli("analyze", "longsocial", "authored", "-A", f"study={folder}", "-A", f"out={out}", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["items"] == 4 and result["per_author"] == {"ann": 2, "bob": 2} and result["not_exported"] == []
+    assert result["lint"]["passed"]
+    return out, items
+
+
+def _verify(tmp_path: Path, authored: Path, wrong: set[str], name: str = "verify") -> Path:
+    """ann, bob and cy verify every item; each answers the gold except on the items in ``wrong`` (cy only)."""
+    folder = tmp_path / name
+    made = _cli("study", "create", "longsocial-verify", "-o", str(folder), "--annotators", "ann,bob,cy",
+                "--items", str(authored), "-S", "attention=0")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    keys = studies.key(folder)
+    for who in ("ann", "bob", "cy"):
+        answers = {}
+        for page_id, key in keys.items():
+            letter = key["gold"]
+            if who == "cy" and key["item_id"] in wrong:
+                letter = "ABCD"[("ABCD".index(letter) + 1) % 4]
+            answers[page_id] = {"answer": letter, **dict.fromkeys(ls.CRITERIA, "pass")}
+        save(folder, who, answers)
+    return folder
+
+
+def _release(tmp_path: Path, authored: Path, *extra: str, out: str = "release") -> subprocess.CompletedProcess[str]:
+    return _cli("analyze", "longsocial", "release", "-A", f"items={authored}", "-A", f"out={tmp_path / out}",
+                *extra, "--json")  # fmt: skip
+
+
+def test_authored_items_carry_their_provenance_and_match_what_was_typed(tmp_path: Path) -> None:
+    authored, typed = _authored(tmp_path)
+    rows = [json.loads(line) for line in authored.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [
+        "cmv2rnr30-C1-ann-w0001", "cmv2rnr30-C4-bob-w0001", "cmv2rnr30-C2-ann-w0002", "cmv2rnr30-C5-bob-w0002"
+    ]  # fmt: skip
+    by_capability = {r["capability"]: r for r in rows}
+    for item in typed:
+        got = by_capability[item["capability"]]
+        for field in ("stem", "options", "gold", "evidence", "criterion", "form", "episode_id"):
+            assert got[field] == item[field], field
+        assert got["scope"]["kind"] == item["scope"]["kind"]
+        provenance = got["meta"]["provenance"]
+        assert provenance["author"] in ("ann", "bob") and provenance["authored"].endswith("+00:00")
+        assert len(provenance["episode_version"]) == 16
+
+
+def test_a_page_that_cannot_become_an_item_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    folder = tmp_path / "author"
+    assert _cli("study", "create", "longsocial-author", "-o", str(folder), "--annotators", "ann",
+                "-S", f"ids={EPISODE}", "-S", "per_episode=3").returncode == 0  # fmt: skip
+    good, unknown, unfinished = (page(i) for i in sample_items()[:3])
+    unknown["evidence"] += " c999"
+    del unfinished["option_c"]
+    save(folder, "ann", {"w0001": good, "w0002": unknown, "w0003": unfinished})
+    out = tmp_path / "authored.jsonl"
+    refused = _cli("analyze", "longsocial", "authored", "-A", f"study={folder}", "-A", f"out={out}")
+    assert refused.returncode != 0 and not out.exists()
+    message = " ".join(refused.stderr.split())
+    assert "2 saved pages cannot become items" in message
+    assert "ann w0002" in message and "c999" in message and "ann w0003" in message and "option_c" in message
+    skipped = _cli("analyze", "longsocial", "authored", "-A", f"study={folder}", "-A", f"out={out}",
+                   "-A", "incomplete=skip", "--json")  # fmt: skip
+    assert skipped.returncode == 0, skipped.stderr
+    assert json.loads(skipped.stdout)["items"] == 1 and len(json.loads(skipped.stdout)["not_exported"]) == 2
+    assert len(out.read_text().splitlines()) == 1
+
+
+def test_release_decides_each_item_from_the_studies_that_saw_its_version(tmp_path: Path) -> None:
+    authored, _ = _authored(tmp_path)
+    flagged_id = "cmv2rnr30-C4-bob-w0001"
+    verify = _verify(tmp_path, authored, wrong={flagged_id})
+    outcomes = {o["item_id"]: o for o in ls.verification_outcomes(verify)}
+    # each author verified their own two items: set aside, so every item has two independent verifiers
+    assert all(o["verifiers"] == 2 and o["self_verifications"] == 1 for o in outcomes.values())
+    assert [i for i, o in outcomes.items() if o["adjudicate"]] == [flagged_id]
+    before = authored.read_bytes()
+
+    refused = _release(tmp_path, authored, "-A", f"verified={verify}")
+    assert refused.returncode != 0 and not (tmp_path / "release").exists()
+    assert f"{flagged_id} failed verification and has no adjudication" in " ".join(refused.stderr.split())
+
+    adjudicate = tmp_path / "adjudicate"
+    made = _cli("study", "create", "longsocial-adjudicate", "-o", str(adjudicate), "--annotators", "dee",
+                "--items", str(authored), "-S", f"verified={verify}")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert [k["item_id"] for k in studies.key(adjudicate).values()] == [flagged_id]
+    save(adjudicate, "dee", {"a0001": {"outcome": "remove", "notes": "two options fit"}})
+    done = _release(tmp_path, authored, "-A", f"verified={verify}", "-A", f"adjudicated={adjudicate}")
+    assert done.returncode == 0, done.stderr
+    sheet = json.loads(done.stdout)
+    assert sheet["stages"] == {
+        "candidates": 4, "released": 3, "held": 0, "removed": 1, "adjudication_outcomes": {"remove": 1},
+        "self-verifications set aside": 4,
+    }  # fmt: skip
+    assert sheet["verification"]["verifications"] == 8 and sheet["verification"]["gold_recovered"] == 7 / 8
+    assert sheet["per_capability"] == {"C1": 1, "C2": 1, "C5": 1} and sheet["per_platform"] == {"reddit_cmv": 3}
+    assert sheet["not_released"] == [
+        {"item": flagged_id, "status": "removed", "reason": "removed by adjudication: two options fit"}
+    ]
+    released = tmp_path / "release"
+    rows = [json.loads(line) for line in (released / "items.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in rows) == sorted(set(outcomes) - {flagged_id})
+    assert all(r["meta"]["release"]["verifiers"] == 2 and r["meta"]["provenance"]["author"] for r in rows)
+    assert json.loads((released / "datasheet.json").read_text()) == sheet
+    assert "| removed | 1 |" in (released / "datasheet.md").read_text()
+    assert len((released / "audit_sample.jsonl").read_text().splitlines()) == sheet["audit_sample"]["size"] == 3
+    assert authored.read_bytes() == before
+
+    again = _release(tmp_path, authored, "-A", f"verified={verify}", "-A", f"adjudicated={adjudicate}")
+    assert again.returncode != 0 and "exists" in again.stderr  # a release is never written over
+
+
+def test_an_item_edited_after_verification_needs_a_new_verification(tmp_path: Path) -> None:
+    authored, _ = _authored(tmp_path)
+    verify = _verify(tmp_path, authored, wrong=set())
+    rows = [json.loads(line) for line in authored.read_text().splitlines()]
+    rows[0]["stem"] += " Judge by the thread alone."  # a wording change after verification
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refused = _release(tmp_path, edited, "-A", f"verified={verify}")
+    assert refused.returncode != 0 and not (tmp_path / "release").exists()
+    assert f"{rows[0]['id']} not verified" in " ".join(refused.stderr.split())
+    reverified = _verify(tmp_path, edited, wrong=set(), name="verify2")
+    done = _release(tmp_path, edited, "-A", f"verified={verify},{reverified}")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["released"] == 4
+
+
+@pytest.mark.parametrize("outcome", ["clarify", "rewrite and re-verify"])
+def test_an_item_to_be_rewritten_is_held(tmp_path: Path, outcome: str) -> None:
+    authored, _ = _authored(tmp_path)
+    verify = _verify(tmp_path, authored, wrong={"cmv2rnr30-C2-ann-w0002"})
+    adjudicate = tmp_path / "adjudicate"
+    assert _cli("study", "create", "longsocial-adjudicate", "-o", str(adjudicate), "--annotators", "dee",
+                "--items", str(authored), "-S", f"verified={verify}").returncode == 0  # fmt: skip
+    save(adjudicate, "dee", {"a0001": {"outcome": outcome}})
+    done = _release(tmp_path, authored, "-A", f"verified={verify}", "-A", f"adjudicated={adjudicate}")
+    assert done.returncode == 0, done.stderr
+    sheet = json.loads(done.stdout)
+    assert sheet["stages"]["held"] == 1 and sheet["released"] == 3
+    assert sheet["not_released"][0]["reason"].startswith(f"adjudication: {outcome}")
+
+
+def test_a_release_with_a_surface_shortcut_is_refused(tmp_path: Path) -> None:
+    authored, _ = _authored(tmp_path)
+    rows = [json.loads(line) for line in authored.read_text().splitlines()]
+    for row in rows:  # the gold option made the longest of every item, by a clause added to it
+        gold = "ABCD".index(row["gold"])
+        row["options"][gold] += " according to the way the thread develops"
+    shortcut = tmp_path / "shortcut.jsonl"
+    shortcut.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    verify = _verify(tmp_path, shortcut, wrong=set())
+    refused = _release(tmp_path, shortcut, "-A", f"verified={verify}")
+    assert refused.returncode != 0 and not (tmp_path / "release").exists()
+    assert "surface shortcuts (longest option 100.0%)" in " ".join(refused.stderr.split())
