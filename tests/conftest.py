@@ -126,3 +126,50 @@ def recording_server(reply: Any) -> Iterator[Any]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ---- driving Potato 2.12's annotation page in a browser ----------------------------------------------------------
+def potato_login(page: Any, base: str, user: str, password: str) -> None:
+    page.goto(base + "/")
+    page.fill("#login-email", user)
+    page.fill("#login-pass", password)
+    page.click("#login-content button[type=submit]")
+    page.wait_for_function(
+        "() => document.querySelector('#instance_id') || document.body?.innerText.includes('Thank You')",
+        timeout=20000,
+    )
+
+
+def potato_item(page: Any) -> str | None:
+    """The study item on the page (None once the annotator is done)."""
+    loc = page.locator("#instance_id")
+    return loc.get_attribute("value") if loc.count() else None
+
+
+def potato_answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[str, Any]) -> None:
+    """Fill in the page: question name -> value (text typed, radio clicked)."""
+    for name, value in plan.items():
+        if questions[name]["kind"] == "text":
+            page.fill(f'input[name="{name}:::text_box"]', value)
+        else:
+            page.check(f'input[type=radio][schema="{name}"][value="{value}"]')
+
+
+def potato_next(page: Any) -> None:
+    """Save the page and wait until the next one (or the end) is shown."""
+    import json
+
+    item = potato_item(page)
+    page.click("#next-btn")
+    field = "document.querySelector('#instance_id')"
+    moved = f"() => document.body && (!{field} || {field}.value !== {json.dumps(item)})"
+    page.wait_for_function(moved, timeout=20000)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -17,18 +16,12 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from conftest import AMX_WITHOUT_BF16, cpuinfo_file
+from conftest import AMX_WITHOUT_BF16, cpuinfo_file, free_port
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import CPUINFO_ENV
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import statistics
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
-from conftest import chromium_browser
+from conftest import chromium_browser, free_port, potato_answer, potato_item, potato_login, potato_next
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared import studies
@@ -28,12 +27,6 @@ pytestmark = pytest.mark.slow
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _sibench_logs(folder: Path) -> Path:
@@ -97,31 +90,6 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
     raise AssertionError(kind)
 
 
-def _answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[str, Any]) -> None:
-    for name, value in plan.items():
-        kind = questions[name]["kind"]
-        if kind == "text":
-            page.fill(f'input[name="{name}:::text_box"]', value)
-        else:
-            page.check(f'input[type=radio][schema="{name}"][value="{value}"]')
-
-
-def _login(page: Any, base: str, user: str, password: str) -> None:
-    page.goto(base + "/")
-    page.fill("#login-email", user)
-    page.fill("#login-pass", password)
-    page.click("#login-content button[type=submit]")
-    page.wait_for_function(
-        "() => document.querySelector('#instance_id') || document.body?.innerText.includes('Thank You')",
-        timeout=20000,
-    )
-
-
-def _current(page: Any) -> str | None:
-    loc = page.locator("#instance_id")
-    return loc.get_attribute("value") if loc.count() else None
-
-
 def _drive(
     page: Any,
     base: str,
@@ -138,7 +106,7 @@ def _drive(
     questions = {q["name"]: q for q in record["questions"]}
     done = 0
     while True:
-        item = _current(page)
+        item = potato_item(page)
         if item is None:
             return True
         body = page.content() + page.request.get(base + "/api/current_instance").text()
@@ -147,13 +115,10 @@ def _drive(
             if stop_after is not None and done == stop_after:
                 return False
             plan = _plan(record["kind"], user, item, keys[item])
-            _answer(page, questions, plan)
+            potato_answer(page, questions, plan)
             clicked[(user, item)] = plan
             done += 1
-        page.click("#next-btn")
-        field = "document.querySelector('#instance_id')"
-        moved = f"() => document.body && (!{field} || {field}.value !== {json.dumps(item)})"
-        page.wait_for_function(moved, timeout=20000)
+        potato_next(page)
 
 
 def _secrets(key: dict[str, Any]) -> list[str]:
@@ -180,7 +145,7 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
     record, keys = studies.load(folder), studies.key(folder)
     served = [json.loads(line) for line in (folder / "server" / "data" / "items.jsonl").read_text().splitlines()]
     assert all(set(row) == {"id", "html"} for row in served)  # the key never goes to the server's data
-    port = _port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = studies.start(folder, port=port)
     clicked: dict[tuple[str, str], dict[str, Any]] = {}
@@ -189,15 +154,16 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
         with chromium_browser() as browser:  # after the study (and its logs) exist
             ann = browser.new_context().new_page()
             bob = browser.new_context().new_page()
-            _login(ann, base, "ann", record["annotators"]["ann"])
-            _login(bob, base, "bob", record["annotators"]["bob"])
+            potato_login(ann, base, "ann", record["annotators"]["ann"])
+            potato_login(bob, base, "bob", record["annotators"]["bob"])
             assert not _drive(ann, base, "ann", record["annotators"]["ann"], record, keys, clicked, 1, leaks)
             assert not _drive(bob, base, "bob", record["annotators"]["bob"], record, keys, clicked, 1, leaks)
             server.kill()  # SIGKILL mid-study
             server.wait()
             server = studies.start(folder, port=port)
             for page, user in ((ann, "ann"), (bob, "bob")):
-                _login(page, base, user, record["annotators"][user])  # the old session did not survive the restart
+                # the old session did not survive the restart
+                potato_login(page, base, user, record["annotators"][user])
                 limit = 1 if kind == "perso-verify" else None  # 24 items: two each are enough here
                 _drive(page, base, user, record["annotators"][user], record, keys, clicked, limit, leaks)
     finally:

@@ -14,13 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import free_port
+
 SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _listening(port: int) -> bool:
@@ -56,7 +52,7 @@ def study(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_to_serve_stops_potato(study: Path, sig: signal.Signals) -> None:
     pytest.importorskip("potato", reason="the studies extra is not installed")
-    port = _port()
+    port = free_port()
     serve = subprocess.Popen(
         [SOCIALBENCH, "study", "serve", study, "--port", str(port)], stdout=subprocess.PIPE, text=True
     )
@@ -95,7 +91,7 @@ def test_a_potato_that_exits_early_is_one_line_with_its_reason(study: Path) -> N
     settings["data_files"] = ["data/missing.jsonl"]  # Potato refuses to start without its data
     config.write_text(json.dumps(settings))
     done = subprocess.run(
-        [SOCIALBENCH, "study", "serve", study, "--port", str(_port())], capture_output=True, text=True, timeout=120
+        [SOCIALBENCH, "study", "serve", study, "--port", str(free_port())], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1 and "serving" not in done.stdout
     lines = [line for line in done.stderr.splitlines() if line.strip()]

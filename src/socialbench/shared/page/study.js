@@ -11,7 +11,7 @@
     var target = post(short);
     if (!target) { return false; }
     for (var d = target; d; d = d.parentElement ? d.parentElement.closest("details") : null) { d.open = true; }
-    target.scrollIntoView({ block: "start" });
+    target.scrollIntoView({ block: "start", behavior: "instant" });  // Potato's page scrolls smoothly: a jump over a long thread
     target.classList.add("sb-flash");
     setTimeout(function () { target.classList.remove("sb-flash"); }, 2000);
     return true;
