@@ -165,6 +165,9 @@ def test_authoring_verification_adjudication_and_release_by_two_annotators(tmp_p
     assert sheet["released"] == 4 and sheet["stages"]["adjudication_outcomes"] == {"confirm": 1}
     assert sheet["stages"]["self-verifications set aside"] == 4
     assert sheet["verification"]["verifications"] == 4 and sheet["verification"]["gold_recovered"] == 3 / 4
+    # one independent verifier per item (overlap 2, one of them the author): agreement is not measurable, and says so
+    assert sheet["verification"]["items_with_two_verifiers"] == 0 and sheet["verification"]["answer_agreement"] is None
+    assert "no item has two independent verifiers" in " ".join((release / "datasheet.md").read_text().split())
     assert sheet["authors"] == {"ann": 2, "bob": 2}
     released = {r["id"]: r for r in map(json.loads, (release / "items.jsonl").read_text().splitlines())}
     assert released[flagged]["meta"]["release"]["decision"].startswith("confirmed by adjudication")

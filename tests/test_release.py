@@ -169,6 +169,7 @@ def test_release_decides_each_item_from_the_studies_that_saw_its_version(tmp_pat
         "self-verifications set aside": 4,
     }  # fmt: skip
     assert sheet["verification"]["verifications"] == 8 and sheet["verification"]["gold_recovered"] == 7 / 8
+    assert sheet["verification"]["items_with_two_verifiers"] == 4 and sheet["verification"]["answer_agreement"]
     assert sheet["per_capability"] == {"C1": 1, "C2": 1, "C5": 1} and sheet["per_platform"] == {"reddit_cmv": 3}
     assert sheet["not_released"] == [
         {"item": flagged_id, "status": "removed", "reason": "removed by adjudication: two options fit"}

@@ -293,7 +293,8 @@ def _verification_stats(decisions: list[Decision]) -> dict[str, Any]:
     for v in checked:
         for who, letter in v["answers"].items():
             answers[who][v["item_id"]] = str(letter)
-    stats = agreement(answers) if len(answers) > 1 else None
+    doubly = sum(1 for v in checked if v["verifiers"] > 1)  # agreement needs items two verifiers answered
+    stats = agreement(answers) if len(answers) > 1 and doubly else None
     verifications = sum(v["verifiers"] for v in checked)
     criteria = {
         c: sum(v["decisions"][c].get("pass", 0) for v in checked) / verifications if verifications else None
@@ -306,6 +307,7 @@ def _verification_stats(decisions: list[Decision]) -> dict[str, Any]:
         "gold_recovered": sum(v["recovered_gold"] for v in checked) / verifications if verifications else None,
         "criterion_pass_rate": criteria,
         "flagged": sum(1 for v in checked if v["adjudicate"]),
+        "items_with_two_verifiers": doubly,
         # agreement on the answer among verifiers who saw the same items (null when not measurable)
         "answer_agreement": (
             {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha} if stats else None
@@ -477,10 +479,12 @@ def _markdown(sheet: dict[str, Any]) -> str:
         "",
         *_table("criterion", {c: pct(r) for c, r in v["criterion_pass_rate"].items()}, "passed by verifiers"),
         (
-            f"Answer agreement among verifiers: mean Cohen's kappa {_num(agree['mean_cohen'])}, Fleiss' kappa "
-            f"{_num(agree['fleiss'])}, Krippendorff's alpha {_num(agree['alpha'])}."
+            f"Answer agreement among verifiers, over the {v['items_with_two_verifiers']} items two or more "
+            f"answered: mean Cohen's kappa {_num(agree['mean_cohen'])}, Fleiss' kappa {_num(agree['fleiss'])}, "
+            f"Krippendorff's alpha {_num(agree['alpha'])}."
             if agree
-            else "Answer agreement: not measurable (fewer than two verifiers)."
+            else "Answer agreement: not measurable, no item has two independent verifiers (an author's own "
+            "verification is set aside: `--overlap 3` gives every item two others)."
         ),
         "",
         "## Lint of the released items (Tables 8, 9)",

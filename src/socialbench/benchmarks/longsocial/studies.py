@@ -404,7 +404,7 @@ def author(
         "write one item over this discussion. The question must need reasoning over the part of the thread it names "
         "(its scope), not topic knowledge or one salient comment; name the scope by post id; four options in parallel "
         "form, the distractors plausible wrong readings (wrong scope, nearby count, boundary error, near-synonym "
-        "label); no quotes, usernames or answer-bearing words (Tables 8 and 9). The form is below the thread.",
+        "label); no quotes, usernames or answer-bearing words (Tables 8 and 9). Fill in the form in this panel.",
         label="Your task",
     )
     for thread in threads:
