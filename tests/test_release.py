@@ -118,6 +118,9 @@ def test_authored_items_carry_their_provenance_and_match_what_was_typed(tmp_path
         provenance = got["meta"]["provenance"]
         assert provenance["author"] in ("ann", "bob") and provenance["authored"].endswith("+00:00")
         assert len(provenance["episode_version"]) == 16
+    before = authored.read_bytes()  # an export (perhaps edited since) is never written over
+    again = _cli("analyze", "longsocial", "authored", "-A", f"study={tmp_path / 'author'}", "-A", f"out={authored}")
+    assert again.returncode != 0 and "exists" in again.stderr and authored.read_bytes() == before
 
 
 def test_a_page_that_cannot_become_an_item_is_named_and_nothing_is_written(tmp_path: Path) -> None:

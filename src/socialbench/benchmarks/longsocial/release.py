@@ -199,11 +199,13 @@ def authored(console: Console, study: str, out: str, incomplete: str = "refuse",
 
     Args:
         study: folder of a longsocial-author study.
-        out: the items JSONL to write.
+        out: the items JSONL to write (a new file).
         incomplete: refuse (default) or skip pages that cannot become items.
     """
     if incomplete not in ("refuse", "skip"):
         raise ValueError(f"-A incomplete must be refuse or skip, got {incomplete!r}")
+    if Path(out).exists():  # an exported file may have been edited since (clarified items): never written over
+        raise InputError(out, "exists; authored items are written to a new file")
     result = authored_items(study, incomplete)
     if not result.items:
         raise InputError(study, "no saved page makes an item yet")
