@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import os
+import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,7 +101,6 @@ def browser() -> Iterator[Any]:
 def recording_server(reply: Any) -> Iterator[Any]:
     """A local HTTP server on 127.0.0.1 that speaks a hosted API just enough for our tests: every POST body is
     recorded as ``(path, json body)`` in ``server.requests`` and answered with ``reply(body, server)`` as JSON."""
-    import json
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -130,8 +131,6 @@ def recording_server(reply: Any) -> Iterator[Any]:
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -166,8 +165,6 @@ def potato_answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[st
 
 def potato_next(page: Any) -> None:
     """Save the page and wait until the next one (or the end) is shown."""
-    import json
-
     item = potato_item(page)
     page.click("#next-btn")
     field = "document.querySelector('#instance_id')"
