@@ -172,7 +172,12 @@ def test_release_decides_each_item_from_the_studies_that_saw_its_version(tmp_pat
         "self-verifications set aside": 4,
     }  # fmt: skip
     assert sheet["verification"]["verifications"] == 8 and sheet["verification"]["gold_recovered"] == 7 / 8
-    assert sheet["verification"]["items_with_two_verifiers"] == 4 and sheet["verification"]["answer_agreement"]
+    assert sheet["verification"]["items_with_two_verifiers"] == 4
+    # known answers: the gold letters (seeded order) are D, D, A, A; bob and cy agree on ann's items (kappa 1), ann
+    # and cy answer (D, A) and (A, A) on bob's (kappa 0): mean 0.5; alpha's coincidences D-D 2, D-A 2, A-A 4 give
+    # 1 - (2/8) / (2*3*5 / (8*7))
+    agree = sheet["verification"]["answer_agreement"]
+    assert agree["mean_cohen"] == pytest.approx(0.5) and agree["alpha"] == pytest.approx(1 - (2 / 8) / (30 / 56))
     assert sheet["per_capability"] == {"C1": 1, "C2": 1, "C5": 1} and sheet["per_platform"] == {"reddit_cmv": 3}
     assert sheet["not_released"] == [
         {"item": flagged_id, "status": "removed", "reason": "removed by adjudication: two options fit"}

@@ -481,9 +481,10 @@ def _markdown(sheet: dict[str, Any]) -> str:
         "",
         *_table("criterion", {c: pct(r) for c, r in v["criterion_pass_rate"].items()}, "passed by verifiers"),
         (
-            f"Answer agreement among verifiers, over the {v['items_with_two_verifiers']} items two or more "
-            f"answered: mean Cohen's kappa {_num(agree['mean_cohen'])}, Fleiss' kappa {_num(agree['fleiss'])}, "
-            f"Krippendorff's alpha {_num(agree['alpha'])}."
+            f"Answer agreement among verifiers ({v['items_with_two_verifiers']} items have two or more): mean "
+            f"Cohen's kappa {_num(agree['mean_cohen'])} (each pair over the items both answered), Fleiss' kappa "
+            f"{_num(agree['fleiss'])} (over the items every verifier answered), Krippendorff's alpha "
+            f"{_num(agree['alpha'])} (over the items two or more answered)."
             if agree
             else "Answer agreement: not measurable, no item has two independent verifiers (an author's own "
             "verification is set aside: `--overlap 3` gives every item two others)."
