@@ -536,17 +536,23 @@ def run(
                 f"applies to anthropic/ models only, not {', '.join(others)}", param_hint="--cache-ttl"
             )
         options["model_args"] = {**options["model_args"], "cache_ttl": cache_ttl}
+    # logs come back without their samples: a grid's finished logs are not all held in memory (the summary of a
+    # single run and the report of a grid read what they need from the files)
     if resume:
-        from inspect_ai.log import read_eval_log
-
-        _, headers = eval_set(tasks, **options)
-        logs = [read_eval_log(h.location) for h in headers]  # eval_set returns the logs without their samples
+        _, logs = eval_set(tasks, **options)  # eval_set returns headers only
     else:
-        logs = inspect_eval(tasks, **options)
+        logs = inspect_eval(tasks, log_header_only=True, **options)
     if len(logs) == 1:
-        bench.summarize(logs[0], out)
+        from .shared.benchmark import read_log
+
+        bench.summarize(read_log(logs[0].location), out)
     else:
-        bench.report([log.location for log in logs], out)
+        from .shared.runs import run_set
+
+        locations = [log.location for log in logs]
+        bench.report(locations, out)
+        for note in run_set(locations).notes():  # a run of the grid that failed is named, never silently missing
+            out.print(note)
         out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
     print_usage(out, [log.location for log in logs])
     if any(log.status != "success" for log in logs):
@@ -612,10 +618,13 @@ def report(
     compare_paper: bool,
 ) -> None:
     """The benchmark's tables from inspect logs (files or folders; several models and settings at once). Logs of
-    the same task, model and arguments (a killed run and its resume) count once: the latest complete one.
-    --html / --figures / --tables write the report with the papers' figures for publication."""
+    the same identity (task, model and roles with their settings, resolved arguments, input files' contents, samples;
+    docs/architecture.md) count once, the latest complete one; runs that differ are labelled by what differs, and
+    every log left out (a rerun, an incomplete run) is named with the reason. --html / --figures / --tables write
+    the report with the papers' figures for publication."""
     from .benchmarks import get_benchmark, registered
-    from .shared.benchmark import latest_runs, log_paths, parse_arguments, refuse_foreign_logs
+    from .shared.benchmark import log_paths, parse_arguments, refuse_foreign_logs
+    from .shared.runs import run_info, run_set
 
     bench = get_benchmark(benchmark)
     options = parse_arguments(bench.report, report_args, flag="-R")
@@ -623,21 +632,28 @@ def report(
         if fixed in options:
             raise ValueError(f"-R {fixed}: set by the command itself")
     every_log = log_paths(logs)
+    inputs = [*every_log, *_paths_among(options.values())]
     for written in (html_path, figures_dir, tables_dir):  # before any log is read
         if written:
-            _refuse_writing_over(written, every_log)
+            _refuse_writing_over(written, inputs)
     refuse_foreign_logs(bench, every_log, list(registered().values()))
-    paths = latest_runs(every_log)
-    with protecting(every_log):
-        bench.report(paths, out, as_json=as_json, **options)
-        if not as_json:  # --json has the same rows under "usage"
-            print_usage(out, paths)
+    runs = run_set(every_log)  # the benchmark's report reads the same set: one run per identity, labelled
+    inputs += [path for log in every_log for path in run_info(log).inputs]  # files a log names are inputs too
+    for written in (html_path, figures_dir, tables_dir):
+        if written:
+            _refuse_writing_over(written, inputs)
+    with protecting(inputs):
+        bench.report(every_log, out, as_json=as_json, **options)
+        if not as_json:  # --json has the same rows under "usage" and "left_out"
+            print_usage(out, [r.path for r in runs.runs])
+            for note in runs.notes():
+                out.print(note)
         if html_path or figures_dir or tables_dir:
             from .shared import reporting
 
             if bench.document is None:
                 raise ValueError(f"benchmark {benchmark!r} has no figure report")
-            doc = bench.document(paths, compare_paper)
+            doc = bench.document(every_log, compare_paper, **options)
             if html_path:
                 err.print(f"wrote {reporting.write_html(doc, html_path)}")
             if figures_dir:

@@ -8,7 +8,6 @@ summary printed after a run, and its report over logs. The CLI knows nothing els
 from __future__ import annotations
 
 import inspect
-import json
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -49,9 +48,10 @@ class Benchmark:
     plan: Callable[..., tuple[str, list[Any]]] | None = None
     """``plan(models, task_args, prices, paper)`` -> (title, `socialbench.shared.costplan.PlanRow` list): what a run
     will cost, before it runs (``socialbench plan``)."""
-    document: Callable[[list[str], bool], Any] | None = None
-    """``document(logs, compare_paper)`` -> a `socialbench.shared.reporting.Document` (the papers' figures and
-    tables) for ``socialbench report --html / --figures / --tables``."""
+    document: Callable[..., Any] | None = None
+    """``document(logs, compare_paper, **options)`` -> a `socialbench.shared.reporting.Document` (the papers' figures
+    and tables) for ``socialbench report --html / --figures / --tables``; ``options`` are the report's own ``-R``
+    options, so the document shows what the terminal shows."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:
@@ -203,25 +203,6 @@ def refuse_foreign_logs(bench: Benchmark, paths: Sequence[str], others: Sequence
                 f"a log of task {task!r} ({whose}), not of {bench.name}"
                 + (f": use socialbench report {owner}" if owner else ""),
             )
-
-
-def latest_runs(paths: Sequence[str]) -> list[str]:
-    """One log per run: logs of the same task, model, model roles and task arguments (a run killed and its resume,
-    or a rerun) count once, as the latest log that completed, else the latest one; order of first appearance kept."""
-    best: dict[str, tuple[tuple[bool, str], str]] = {}
-    order: list[str] = []
-    for path in paths:
-        header = read_log(path, header_only=True)
-        roles = {k: role_model(v) for k, v in (header.eval.model_roles or {}).items()}  # another grader: another run
-        key = json.dumps(
-            [header.eval.task, header.eval.model, header.eval.task_args, roles], sort_keys=True, default=str
-        )
-        rank = (header.status == "success", header.eval.created)
-        if key not in best:
-            order.append(key)
-        if key not in best or rank > best[key][0]:
-            best[key] = (rank, path)
-    return [best[key][1] for key in order]
 
 
 def log_paths(args: Sequence[str | Path]) -> list[str]:

@@ -76,6 +76,8 @@ class Candidate:
     posts: Mapping[str, str] = field(default_factory=dict)
     """Every post of the episode, id -> text (for quotes and the episode's vocabulary)."""
     authors: Sequence[str] = ()
+    episode: str = ""
+    """The episode's key: items of one episode share one `EpisodeIndex` (its idf, quote index, author list)."""
 
 
 @dataclass(frozen=True)
@@ -156,10 +158,42 @@ def hint_findings(c: Candidate, idf: Mapping[str, float], rare: float) -> list[F
     ]
 
 
-def locator_findings(c: Candidate) -> list[Finding]:
+class EpisodeIndex:
+    """What the checks look up in an episode, built once per episode: the posts' 8-word quotes (gram -> post ids),
+    the idf of its words and the participants. Lint over many items of one episode builds it once."""
+
+    def __init__(self, posts: Mapping[str, str], authors: Sequence[str]) -> None:
+        self.posts = posts
+        self.authors = sorted({a for a in authors if len(a) >= 4})
+        self.quotes: dict[tuple[str, ...], set[str]] = {}
+        for pid, post in posts.items():
+            for gram in ngrams(post, QUOTE_WORDS):
+                self.quotes.setdefault(gram, set()).add(pid)
+        self._idf: tuple[dict[str, float], float] | None = None
+
+    @property
+    def idf(self) -> tuple[dict[str, float], float]:
+        if self._idf is None:
+            self._idf = episode_idf(list(self.posts.values()))
+        return self._idf
+
+    def names_in(self, text: str) -> list[str]:
+        # a substring test first: one regex per participant for every text (176K compiles for 80 items) overflows
+        # re's cache; the regex only confirms the word boundaries of names the text contains
+        return [a for a in self.authors if a in text and re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text)]
+
+    def quoted_in(self, text: str) -> list[str]:
+        found: set[str] = set()
+        for gram in ngrams(text, QUOTE_WORDS):
+            found |= self.quotes.get(gram, set())
+        return sorted(found)
+
+
+def locator_findings(c: Candidate, index: EpisodeIndex | None = None) -> list[Finding]:
+    index = index or EpisodeIndex(c.posts, c.authors)
     found = []
     for where, text in [("the stem", c.stem)] + [(f"option {'ABCD'[i]}", o) for i, o in enumerate(c.options)]:
-        names = sorted({a for a in c.authors if len(a) >= 4 and re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text)})
+        names = index.names_in(text)
         if names:
             found.append(
                 Finding(
@@ -171,8 +205,7 @@ def locator_findings(c: Candidate) -> list[Finding]:
                     "(e.g. 'the author of c12')",
                 )
             )
-        grams = ngrams(text, QUOTE_WORDS)
-        quoted = sorted(pid for pid, post in c.posts.items() if grams & ngrams(post, QUOTE_WORDS))
+        quoted = index.quoted_in(text)
         if quoted:
             found.append(
                 Finding(
@@ -282,14 +315,15 @@ def lint_candidates(candidates: Sequence[Candidate], hints: bool = True) -> tupl
     """The checks every multiple-choice item gets, and the file's surface heuristics. ``hints``: the hint-vocabulary
     check, which needs an episode of many posts for its idf (LongSocialBench; not PerSo's post and reply)."""
     findings: list[Finding] = []
-    vocab: dict[int, tuple[dict[str, float], float]] = {}
+    indexes: dict[Any, EpisodeIndex] = {}
     for c in candidates:
-        findings += option_findings(c) + locator_findings(c)
+        key = c.episode or id(c.posts)  # items without an episode key: one index per posts mapping
+        if key not in indexes:
+            indexes[key] = EpisodeIndex(c.posts, c.authors)
+        index = indexes[key]
+        findings += option_findings(c) + locator_findings(c, index)
         if hints:
-            key = id(c.posts)
-            if key not in vocab:
-                vocab[key] = episode_idf(list(c.posts.values()))
-            findings += hint_findings(c, *vocab[key])
+            findings += hint_findings(c, *index.idf)
     return findings, heuristic_rows(candidates)
 
 

@@ -157,17 +157,21 @@ def settings_text(task_args: dict[str, Any] | None) -> list[str]:
 
 
 def provenance(logs: Sequence[str]) -> dict[str, Any]:
-    """What produced a report, read from the log headers: version, models, task settings, sample counts, log
-    files and the dates of the runs. Everything in a report is recomputed from these logs."""
+    """What produced a report, read from the log headers: version, models, the runs counted (each with its label:
+    what tells it apart from the others), their settings, sample counts, log files and dates, and every log left out
+    with the reason (`shared.runs`). Everything in a report is recomputed from these logs."""
+    from .runs import run_set
 
+    chosen = run_set(logs)
     runs = []
-    for path in logs:
-        header = read_log(path, header_only=True)
+    for info in chosen.runs:
+        header = read_log(info.path, header_only=True)
         runs.append(
             {
-                "log": str(path),
+                "log": info.path,
                 "task": header.eval.task,
                 "model": header.eval.model,
+                "label": info.label,
                 "task_args": header.eval.task_args,
                 "samples": header.results.total_samples if header.results else 0,
                 "created": header.eval.created,
@@ -183,6 +187,7 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "models": sorted({r["model"] for r in runs}),
         "runs": runs,
+        "left_out": [x.as_dict() for x in chosen.left_out],
     }
 
 
@@ -260,7 +265,7 @@ def render_html(doc: Document) -> str:
     prov = doc.provenance
     runs = "".join(
         "<tr>"
-        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r["model"]))
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r.get("label", r["model"])))
         + f"<td>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"], r["log"]))
         + "</tr>"
@@ -271,9 +276,17 @@ def render_html(doc: Document) -> str:
         f"<tr><th>socialbench</th><td>{html.escape(prov['socialbench'])}</td></tr>"
         f"<tr><th>generated</th><td>{html.escape(prov['generated'])}</td></tr>"
         f"<tr><th>models</th><td>{html.escape(', '.join(prov['models']))}</td></tr></tbody></table>"
-        '<table class="provenance"><thead><tr><th>task</th><th>model</th><th>settings</th><th>samples</th>'
-        f"<th>run date</th><th>status</th><th>log</th></tr></thead><tbody>{runs}</tbody></table>"
+        '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>settings</th>'
+        f"<th>samples</th><th>run date</th><th>status</th><th>log</th></tr></thead><tbody>{runs}</tbody></table>"
     )
+    if prov.get("left_out"):
+        left = "".join(
+            f"<tr><td>{html.escape(x['log'])}</td><td>{html.escape(x['reason'])}</td></tr>" for x in prov["left_out"]
+        )
+        header += (
+            '<h3 id="left-out">Logs left out</h3><table class="provenance"><thead><tr><th>log</th><th>why</th></tr>'
+            f"</thead><tbody>{left}</tbody></table>"
+        )
     sections = "".join(
         f"<h2>{html.escape(s.title)}</h2>"
         + "".join(_table_html(p) if isinstance(p, Table) else _figure_html(p) for p in s.parts)
@@ -398,4 +411,12 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         with atomic_writer(stem.with_suffix(".tex")) as handle:
             handle.write(latex_table(part))
         out += [stem.with_suffix(".csv"), stem.with_suffix(".tex")]
-    return out
+    runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
+    with atomic_writer(runs) as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["log", "counted", "run", "status", "samples", "created", "why left out"])
+        for r in doc.provenance["runs"]:
+            writer.writerow([r["log"], "yes", r.get("label", r["model"]), r["status"], r["samples"], r["created"], ""])
+        for x in doc.provenance.get("left_out", []):
+            writer.writerow([x["log"], "no", "", "", "", "", x["reason"]])
+    return [*out, runs]

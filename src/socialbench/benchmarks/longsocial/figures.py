@@ -5,15 +5,18 @@ recall per retriever (Table 18)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from ...core.errors import InputError
 from ...shared.benchmark import read_log
 from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scatter
 from ...shared.reporting import Document, Figure, Section, Table, provenance
+from ...shared.runs import INPUTS, file_digest, run_set
 from . import paper
 from .items import CAPABILITIES
 from .recall import evidence_recall
-from .report import PAPER_PLATFORMS, analyses
+from .report import NO_FULL, PAPER_PLATFORMS, analyses, load_mapping
 
 
 def _run_label(row: dict[str, Any]) -> str:
@@ -43,8 +46,11 @@ def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
     return _pct_estimate(delta, value="delta", n="n")
 
 
-def document(logs: list[str], compare_paper: bool = False) -> Document:
-    data = analyses(logs)
+def document(
+    logs: list[str], compare_paper: bool = False, tiers: str | None = None, cutoffs: str | None = None
+) -> Document:
+    """The report's figures and tables, with the same options as the terminal report (``-R tiers``, ``-R cutoffs``)."""
+    data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
     cells = data["grid"]
     models = sorted({c["model"] for c in cells})
     settings = list(dict.fromkeys(c["workflow"] for c in cells))
@@ -59,7 +65,18 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
     grid_table = Table(
         "longsocial-grid",
         "Grid (Table 14 cells): accuracy % [95% CI] over the asked items, paired change vs Full in pp [95% CI]",
-        ["setting", "model", "accuracy %", "asked", "over-length", "unparsed", "Δ Full (pp)", "paired items"],
+        [
+            "setting",
+            "model",
+            "accuracy %",
+            "asked",
+            "over-length",
+            "unparsed",
+            "truncated",
+            "posts kept %",
+            "Δ Full (pp)",
+            "paired items",
+        ],
         [
             [
                 c["workflow"],
@@ -68,11 +85,21 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 c["asked"],
                 c["overlength"],
                 c["unparsed"],
-                _delta_estimate(c["delta_vs_full"]),
+                c["truncated"],
+                _pct(c["posts_kept"]),
+                _delta_estimate(c["delta_vs_full"]) if c["delta_vs_full"] or not c["no_partner"] else "no partner",
                 (c["delta_vs_full"] or {}).get("n"),
             ]
             for c in cells
         ],
+        note=" ".join(
+            [
+                "A setting marked [truncated k/n] kept only the thread-order prefix of the discussion that fit the "
+                "window on k of its n asked items (-T overlength=truncate).",
+                *(["No partner: " + NO_FULL + "."] if any(c["no_partner"] for c in cells) else []),
+                *data["notes"],
+            ]
+        ),
     )
     sections.append(
         Section("The grid", [Figure("longsocial-heatmap", "Setting × model accuracy", grid_fig), grid_table])
@@ -275,7 +302,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             "longsocial-table13",
             "Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting, chosen after the fact "
             "(a diagnostic); C-mac of Full",
-            ["model", "Full", "CoT", "LLM-r", "Best†", "Best† setting", "C-mac"],
+            ["model", "Full", "CoT", "LLM-r", "Best†", "Best† setting", "C-mac", "truncated"],
             [
                 [
                     r["model"],
@@ -285,6 +312,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     _pct(r["best"]),
                     r["best_setting"],
                     _pct(r["c_mac"]),
+                    ", ".join(r["truncated"]) or None,
                 ]
                 for r in data["table13"]
             ],
@@ -336,7 +364,11 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     ["best cell", _draws(t16["best_cell"])],
                     [f"top cell: {t16['top_cell']['model']} / {t16['top_cell']['setting']}", _draws(t16["top_cell"])],
                 ]
-                + [[f"{m} (its best cell)", _draws(v)] for m, v in t16["models"].items()],
+                + [[f"{m} (its best cell)", _draws(v)] for m, v in t16["models"].items()]
+                + [
+                    [f"tier {t}: mean of its {len(c['models'])} models' best cells", _pct(c["mean"])]
+                    for t, c in t16["cohorts"].items()
+                ],
             )
         )
     if any(r["cutoff"] for r in data["table20"]):  # a table of unknown cutoffs says nothing (the terminal lists them)
@@ -344,10 +376,11 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             Table(
                 "longsocial-table20",
                 "Table 20: Baseline accuracy % before / after each model's knowledge cutoff (episode = root post date)",
-                ["model", "cutoff", "before %", "after %", "gap (pts)"],
+                ["model", "tier", "cutoff", "before %", "after %", "gap (pts)"],
                 [
                     [
                         r["model"],
+                        r["tier"],
                         r["cutoff"] or "unknown",
                         _pct((r["before"] or {}).get("accuracy")),
                         _pct((r["after"] or {}).get("accuracy")),
@@ -403,16 +436,29 @@ def _recall_note(rows: list[dict[str, Any]]) -> str:
 
 
 def _recall(logs: list[str]) -> list[dict[str, Any]]:
-    """Table 18 over the items of the logs, on the items and episodes files of the first run whose files are still
-    where it found them (cached on disk: the retrievers' output does not depend on the logs)."""
-
+    """Table 18 over the items of the logs, on the items and episodes files the runs read, found by the resolved
+    paths the logs recorded and checked against the digests recorded with them: a file changed since the run is
+    refused (an `InputError`: the report would compute recall over other items), a file that is gone leaves
+    Table 18 out. Cached on disk: the retrievers' output does not depend on the logs."""
     logged = _logged_items(logs)
-    for path in logs:
-        meta = read_log(path, header_only=True).eval.metadata or {}
+    for info in run_set(logs).runs:
+        meta = read_log(info.path, header_only=True).eval.metadata or {}
         if meta.get("benchmark") != "longsocial":
             continue
-        try:
-            return evidence_recall(meta.get("items"), meta.get("episodes"), only=logged)
-        except (OSError, ValueError):
-            continue
+        files = meta.get(INPUTS) or {}
+        paths = {}
+        for name in ("items", "episodes"):
+            record = files.get(name) or {}
+            path = record.get("path") or meta.get(name)
+            if not path or not Path(path).exists():
+                break
+            if record.get("sha256") and file_digest(path) != record["sha256"]:
+                raise InputError(
+                    path,
+                    f"changed since the run {info.name} read it (sha256 {record['sha256'][:12]}...): Table 18 would "
+                    "be computed over other items; restore the file or leave it out of the report",
+                )
+            paths[name] = path
+        else:
+            return evidence_recall(paths["items"], paths["episodes"], only=logged)
     return []

@@ -36,9 +36,14 @@ NOT_CHECKED = [
 ]
 
 
-def candidate(item: Item, thread: Thread) -> Candidate:
+def episode_posts(thread: Thread) -> dict[str, str]:
+    """The episode's posts by the short ids items use (built once per episode by `lint_items`)."""
     shorts = short_ids(thread)
-    posts = {shorts[n.id]: n.text for n in thread.traverse("thread")}
+    return {shorts[n.id]: n.text for n in thread.traverse("thread")}
+
+
+def candidate(item: Item, thread: Thread, posts: dict[str, str] | None = None) -> Candidate:
+    posts = episode_posts(thread) if posts is None else posts
     return Candidate(
         id=item.id,
         stem=item.stem,
@@ -47,6 +52,7 @@ def candidate(item: Item, thread: Thread) -> Candidate:
         evidence_text="\n".join(posts[e] for e in item.evidence if e in posts),
         posts=posts,
         authors=[a for a in thread.participants() if a and a not in ("[deleted]", "[removed]")],
+        episode=thread.id,
     )
 
 
@@ -115,7 +121,8 @@ def scope_findings(item: Item, thread: Thread) -> list[Finding]:
 
 def lint_items(items: str | None = None, episodes: str | None = None) -> LintReport:
     items_path, _, threads, loaded = load_pack(items, episodes)
-    candidates = [candidate(i, threads[i.episode_id]) for i in loaded]
+    posts = {eid: episode_posts(threads[eid]) for eid in {i.episode_id for i in loaded}}
+    candidates = [candidate(i, threads[i.episode_id], posts[i.episode_id]) for i in loaded]
     findings, heuristics = lint_candidates(candidates)
     for item in loaded:
         findings += scope_findings(item, threads[item.episode_id])

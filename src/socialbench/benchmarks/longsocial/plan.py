@@ -22,7 +22,7 @@ from typing import Any
 
 from inspect_ai.model import ModelCost
 
-from ...conversations.model import Thread
+from ...conversations.model import Node, Thread
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...shared.budgets import answer_budget
@@ -45,30 +45,33 @@ def plannable(workflow: Workflow) -> bool:
     )
 
 
-def _split(workflow: Workflow, thread: Thread, item: Item, encoding: str) -> tuple[int, int, int]:
-    """(shared tokens, item tokens, discussion tokens) of the item's prompt under this setting."""
+def _item_part(workflow: Workflow, thread: Thread, item: Item, nodes: Sequence[Node], encoding: str) -> tuple[str, int]:
+    """The prompt's shared part (everything before the item) and the item part's token count."""
     question = Question(stem=item.stem, options=list(item.options), metadata={})
-    text = workflow.prompt(thread, list(thread.traverse("thread")), question, {})
+    text = workflow.prompt(thread, list(nodes), question, {})
     at = text.rfind("Question: " + item.stem)
-    discussion = count_tokens(render_thread(thread), encoding)
-    return count_tokens(text[:at], encoding), count_tokens(text[at:], encoding), discussion
+    return text[:at], count_tokens(text[at:], encoding)
 
 
 def sample_groups(
     workflow: Workflow, threads: Mapping[str, Thread], items: Sequence[Item], encoding: str
 ) -> tuple[list[Group], float, float]:
     """The items' prefix groups (one per episode), and the mean instruction overhead (shared part minus the
-    discussion) and mean item part, for the synthetic grid."""
+    discussion) and mean item part, for the synthetic grid. The discussion is rendered and counted once per
+    episode: the shared part is the same for every item of it (the item part comes last), so the other items'
+    parts are rendered over no posts."""
     by_episode: dict[str, list[Item]] = {}
     for item in items:
         by_episode.setdefault(item.episode_id, []).append(item)
     groups, overheads, parts = [], [], []
     for episode_id, group in by_episode.items():
-        splits = [_split(workflow, threads[episode_id], i, encoding) for i in group]
-        shared = splits[0][0]
-        groups.append(Group(shared, tuple(s[1] for s in splits)))
-        overheads.append(shared - splits[0][2])
-        parts += [s[1] for s in splits]
+        thread = threads[episode_id]
+        prefix, first = _item_part(workflow, thread, group[0], list(thread.traverse("thread")), encoding)
+        shared = count_tokens(prefix, encoding)
+        rest = [_item_part(workflow, thread, i, [], encoding)[1] for i in group[1:]]
+        groups.append(Group(shared, (first, *rest)))
+        overheads.append(shared - count_tokens(render_thread(thread), encoding))
+        parts += [first, *rest]
     return groups, fmean(overheads), fmean(parts)
 
 

@@ -29,6 +29,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -160,7 +161,7 @@ def authored_items(folder: str, incomplete: str = "refuse") -> Authored:
     return out
 
 
-def _lint(items: list[Item], threads: dict[str, Any], title: str) -> LintReport:
+def _lint(items: list[Item], threads: Mapping[str, Any], title: str) -> LintReport:
     findings, heuristics = lint_candidates([candidate(i, threads[i.episode_id]) for i in items])
     for item in items:
         findings += scope_findings(item, threads[item.episode_id])

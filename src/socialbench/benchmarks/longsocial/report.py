@@ -15,7 +15,8 @@ import statistics
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import cache
+from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from inspect_ai.log import EvalLog
@@ -23,13 +24,11 @@ from rich.console import Console
 from rich.table import Table
 from scipy.stats import spearmanr
 
-from ...conversations.render import render_thread
-from ...conversations.tokens import count_tokens
 from ...core.jsonl import dump_json
-from ...shared.benchmark import read_log
 from ...shared.ledger import usage_rows
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
+from ...shared.runs import extracted, run_info, run_set
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES, proportional_quota
@@ -48,6 +47,7 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
         if score is None:
             continue
         meta = score.metadata or {}
+        cut = (sample.metadata or {}).get("truncated") or {}
         rows.append(
             {
                 "item": str(sample.id),
@@ -57,6 +57,8 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
                 "status": meta.get("status"),
                 "output_problem": meta.get("output_problem"),
                 "fallback": bool(meta.get("fallback")),
+                "kept_posts": cut.get("kept_posts"),
+                "total_posts": cut.get("total_posts"),
                 "correct": float(score.as_float()),
             }
         )
@@ -68,6 +70,7 @@ def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
     asked = [r for r in rows if r["status"] != OVERLENGTH]
     values = [r["correct"] for r in asked if r["status"] != UNJUDGED]  # a judge's failure is not the model's
     low, high = bootstrap_ci(values) if values else (None, None)
+    cut = [r for r in asked if r.get("total_posts")]
     return {
         "items": len(rows),
         "asked": len(asked),
@@ -77,7 +80,16 @@ def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "unjudged": sum(1 for r in asked if r["status"] == UNJUDGED),
         "fallbacks": sum(1 for r in asked if r.get("fallback")),
         "overlength": len(rows) - len(asked),
+        "truncated": len(cut),
+        "posts_kept": sum(r["kept_posts"] for r in cut) / sum(r["total_posts"] for r in cut) if cut else None,
     }
+
+
+def truncation_text(line: dict[str, Any]) -> str:
+    """``truncated 12 of 36 asked, 41.0% of their posts kept``, or "" when no item was truncated."""
+    if not line.get("truncated"):
+        return ""
+    return f"truncated {line['truncated']} of {line['asked']} asked, {_pct(line['posts_kept'])}% of their posts kept"
 
 
 def c_mac_text(rows: list[dict[str, Any]]) -> str:
@@ -103,7 +115,7 @@ def summary_table(log: EvalLog) -> tuple[Table, list[dict[str, Any]]]:
     rows = score_rows(log)
     workflow = str(log.eval.task_args.get("workflow", "full")) + dense_suffix((log.eval.metadata or {}).get("embedder"))
     table = Table(title=f"LongSocialBench — {log.eval.model} — workflow {workflow}")
-    for col in ("Group", "Items", "Asked", "Acc. %", "95% CI", "Unparsed", "Over-length"):
+    for col in ("Group", "Items", "Asked", "Acc. %", "95% CI", "Unparsed", "Over-length", "Truncated"):
         table.add_column(col, justify="left" if col == "Group" else "right")
 
     def add(label: str, subset: list[dict[str, Any]]) -> None:
@@ -116,6 +128,7 @@ def summary_table(log: EvalLog) -> tuple[Table, list[dict[str, Any]]]:
             _ci(line),
             str(line["unparsed"]),
             str(line["overlength"]),
+            str(line["truncated"]),
         )
 
     for cap, name in CAPABILITIES.items():
@@ -137,6 +150,12 @@ def summarize(log: EvalLog, console: Console) -> None:
     console.print(table)
     console.print(f"C-mac (mean over C1-C6): {c_mac_text(rows)}")
     whole = group_line(rows)
+    if whole["truncated"]:
+        console.print(
+            f"[yellow]Truncated:[/] {truncation_text(whole)} (-T overlength=truncate: the prompt kept the thread-order "
+            "prefix of the posts that fits the window). These accuracies are not full-discussion results; every "
+            "report labels this run as truncated."
+        )
     if whole["unjudged"]:
         console.print(
             f"Unjudged: the grader gave no valid verdict on {whole['unjudged']} of {whole['asked']} asked items; "
@@ -180,10 +199,18 @@ def dense_suffix(embedder: str | None) -> str:
     return f" [dense: {embedder.rsplit('/', 1)[-1]}]"
 
 
+AXES = ("workflow", "embedder", "missing_oracle")
+"""Run-identity fields the grid shows as its rows (the setting; the embedder is named in a dense setting's label and
+``missing_oracle`` only changes an oracle setting's items): a run's column is its label without them, so runs
+in one column differ only in the setting and every paired change compares like with like."""
+
+
 @dataclass
 class Run:
     path: str
     model: str
+    """The column: the model and every identity field that tells this run from the others, but the setting (a
+    seed, a grader, a sample limit, a reasoning effort, ...; `socialbench.shared.runs`)."""
     workflow: str
     family: str
     diagnostic: bool
@@ -191,39 +218,55 @@ class Run:
     rows: list[dict[str, Any]] = field(default_factory=list)
     created: str = ""
     embedder: str | None = None
+    model_name: str = ""
+    """The model alone (knowledge cutoffs and tiers are per model)."""
+    stats: dict[str, dict[str, Any]] | None = None
+    """Per episode, what the run recorded of it: cl100k tokens and the root post's date (None in older logs)."""
+    differs: dict[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
         """The setting as tables and figures name it: its id, and for a dense setting run with an embedder other
-        than E5 that embedder (``e5-k20 [dense: all-MiniLM-L6-v2]``), so no MiniLM number passes for E5."""
-        return self.workflow + dense_suffix(self.embedder)
+        than E5 that embedder (``e5-k20 [dense: all-MiniLM-L6-v2]``), so no MiniLM number passes for E5; a run
+        with truncated prompts says so (``full [truncated 12/36]``), so no truncated number passes for Full."""
+        line = self.line
+        cut = f" [truncated {line['truncated']}/{line['asked']}]" if line["truncated"] else ""
+        return self.workflow + dense_suffix(self.embedder) + cut
 
-    @property
+    @cached_property
     def line(self) -> dict[str, Any]:
         return group_line(self.rows)
 
 
+def _logged(log: EvalLog) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    return score_rows(log), dict(log.eval.metadata or {})
+
+
 def load_runs(logs: list[str]) -> list[Run]:
+    """The LongSocialBench runs among the logs (one per run identity; `shared.runs.run_set`), each log read once."""
     runs = []
-    for path in logs:
-        log = read_log(path)
-        if (log.eval.task_registry_name or log.eval.task).split("/")[-1] != "longsocial":
+    for info in run_set(logs).runs:
+        if info.task != "longsocial":
             continue
-        workflow = str(log.eval.task_args.get("workflow", "full"))
+        rows, meta = extracted(info.path, _logged)
+        args = json.loads(info.fields["workflow"].value) if "workflow" in info.fields else "full"
+        workflow = str(args)
         flow = WORKFLOWS.get(workflow)
-        meta = log.eval.metadata or {}
         runs.append(
             Run(
-                path=path,
-                model=log.eval.model,
+                path=info.path,
+                model=info.label_without(AXES),
                 workflow=workflow,
                 family=str(meta.get("workflow_family") or (flow.family if flow else "?"))
                 + dense_suffix(meta.get("embedder")),
                 diagnostic=bool(meta.get("diagnostic", flow.diagnostic if flow else False)),
                 episodes=meta.get("episodes"),
-                rows=score_rows(log),
-                created=log.eval.created,
+                rows=rows,
+                created=info.created,
                 embedder=meta.get("embedder"),
+                model_name=info.model,
+                stats=meta.get("episode_stats"),
+                differs={k: v for k, v in info.differs.items() if k not in AXES},
             )
         )
     order = {name: n for n, name in enumerate(WORKFLOWS)}
@@ -249,8 +292,12 @@ def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
     return {"n": len(diffs), "delta": statistics.fmean(diffs), "ci95": [low, high]}
 
 
+NO_FULL = "no partner: no Full run of the same model and settings (seed, grader, samples, ...) among the logs"
+
+
 def grid(runs: list[Run]) -> list[dict[str, Any]]:
-    """Table 14 / Fig. 4 cells: one per (setting, model), with the paired change against Full."""
+    """Table 14 / Fig. 4 cells: one per (setting, column), with the paired change against the Full run of the same
+    column (the same model and identity but the setting), or the reason there is none."""
     full = {r.model: r for r in runs if r.workflow == "full"}
     cells = []
     for run in runs:
@@ -264,6 +311,7 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
                 "model": run.model,
                 **line,
                 "delta_vs_full": delta,
+                "no_partner": NO_FULL if run.workflow != "full" and run.model not in full else None,
                 "log": run.path,
             }
         )
@@ -271,17 +319,24 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
 
 
 def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Table 14: per setting family, the mean of its cells' accuracies with a cell-level bootstrap 95% CI."""
+    """Table 14: per setting family, the mean of its cells' accuracies with a cell-level bootstrap 95% CI, and its
+    change against Full over the columns (models) present in both families: the family's cells of those columns
+    minus their Full cells, so a family run on fewer models is not compared with other models' Full."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for cell in cells:
         if cell["accuracy"] is not None:
             groups[cell["family"]].append(cell)
-    full = [c["accuracy"] for c in groups.get("Full-context", [])]
+    full = {c["model"]: c["accuracy"] for c in groups.get("Full-context", [])}
     out = []
     for family, members in groups.items():
         values = [c["accuracy"] for c in members]
         low, high = bootstrap_ci(values)
         mean = statistics.fmean(values)
+        both = sorted({c["model"] for c in members} & full.keys())
+        delta = None
+        if family != "Full-context" and both:
+            mine = [c["accuracy"] for c in members if c["model"] in both]
+            delta = statistics.fmean(mine) - statistics.fmean(full[m] for m in both)
         out.append(
             {
                 "family": family,
@@ -289,7 +344,9 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "cells": len(values),
                 "mean": mean,
                 "ci95": [low, high],
-                "delta_vs_full": mean - statistics.fmean(full) if full and family != "Full-context" else None,
+                "delta_vs_full": delta,
+                "delta_models": len(both) if family != "Full-context" else None,
+                "no_partner": NO_FULL if family != "Full-context" and not both else None,
             }
         )
     return out
@@ -332,9 +389,12 @@ def table13(runs: list[Run]) -> list[dict[str, Any]]:
     for model in sorted({r.model for r in runs}):
         mine = [r for r in runs if r.model == model]
         row: dict[str, Any] = {"model": model}
+        row["truncated"] = []
         for workflow, name in TABLE13_SETTINGS.items():
             run = next((r for r in mine if r.workflow == workflow), None)
             row[name] = run.line["accuracy"] if run else None
+            if run and run.line["truncated"]:
+                row["truncated"].append(name)
         candidates = [
             (r.line["accuracy"], r.label) for r in mine if not r.diagnostic and r.line["accuracy"] is not None
         ]
@@ -374,11 +434,23 @@ def by_group(runs: list[Run], key: str) -> list[dict[str, Any]]:
     return out
 
 
-@cache
-def _episode_tokens(path: str) -> dict[str, int]:
-    from .task import load_episodes
+def _episode_tokens(run: Run) -> dict[str, int] | None:
+    """Episode lengths as the run recorded them (cl100k tokens of the complete rendering); None for a log that
+    recorded none (written before socialbench recorded them): its episodes file is not re-read, since it may have
+    changed since the run."""
+    if not run.stats:
+        return None
+    return {eid: int(s["tokens"]) for eid, s in run.stats.items() if s.get("tokens") is not None}
 
-    return {eid: count_tokens(render_thread(thread)) for eid, thread in load_episodes(path).items()}
+
+def unmeasured(runs: list[Run]) -> list[str]:
+    """Runs left out of Fig. 9 and Table 20 because their logs recorded no episode lengths and dates."""
+    return [
+        f"{r.model} / {r.label}: its log records no episode lengths or dates (an older socialbench); left out of "
+        "Fig. 9 and Table 20 (rerun it to include it)"
+        for r in runs
+        if not r.stats
+    ]
 
 
 def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
@@ -386,11 +458,8 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
     accuracy of its asked items, over episodes."""
     out = []
     for run in runs:
-        if not run.episodes:
-            continue
-        try:
-            lengths = _episode_tokens(run.episodes)
-        except (OSError, ValueError):  # the episodes file is not where the run found it
+        lengths = _episode_tokens(run)
+        if lengths is None:
             continue
         per: dict[str, list[float]] = defaultdict(list)
         for r in run.rows:
@@ -537,11 +606,8 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
     lengths: dict[str, int] = {}
     models = 0
     for run in runs:
-        if run.workflow != "full" or not run.episodes:
-            continue
-        try:
-            tokens = _episode_tokens(run.episodes)
-        except (OSError, ValueError):
+        tokens = _episode_tokens(run) if run.workflow == "full" else None
+        if tokens is None:
             continue
         models += 1
         mine: dict[str, list[float]] = defaultdict(list)
@@ -625,8 +691,9 @@ def table16(
             warnings.simplefilter("ignore", RuntimeWarning)
             per_model[model] = summary(np.nanmax(per_cell[:, columns], axis=1))
     cohorts: dict[str, Any] = {}
+    name_of = {r.model: r.model_name for r in deployable}
     for tier in sorted(set((tiers or {}).values())):
-        members = [m for m in models if (tiers or {}).get(m) == tier and per_model[m]["mean"] is not None]
+        members = [m for m in models if (tiers or {}).get(name_of[m]) == tier and per_model[m]["mean"] is not None]
         cohorts[tier] = {
             "models": members,
             "mean": statistics.fmean(per_model[m]["mean"] for m in members) if members else None,
@@ -645,10 +712,8 @@ def table16(
     }
 
 
-def _episode_dates(path: str) -> dict[str, Any]:
-    from .task import load_episodes
-
-    return {eid: thread.root.created for eid, thread in load_episodes(path).items()}
+def _episode_dates(run: Run) -> dict[str, datetime]:
+    return {eid: datetime.fromisoformat(str(s["created"])) for eid, s in (run.stats or {}).items() if s.get("created")}
 
 
 def table20(
@@ -664,26 +729,28 @@ def table20(
 
     out = []
     for run in runs:
-        if run.workflow != "full" or not run.episodes:
+        if run.workflow != "full" or not run.stats:
             continue
-        given = (cutoffs or {}).get(run.model)
+        given = (cutoffs or {}).get(run.model_name)
         source = "given"
         cutoff: date | None = date.fromisoformat(given) if given else None
         if cutoff is None:
             try:
-                info = get_model_info(run.model)
+                info = get_model_info(run.model_name)
             except Exception:  # an unknown provider: no model data
                 info = None
             cutoff = getattr(info, "knowledge_cutoff_date", None)
             source = "inspect model data"
-        row: dict[str, Any] = {"model": run.model, "tier": (tiers or {}).get(run.model), "cutoff": None, "source": None}
+        row: dict[str, Any] = {
+            "model": run.model,
+            "tier": (tiers or {}).get(run.model_name),
+            "cutoff": None,
+            "source": None,
+        }
         if cutoff is None:
             out.append({**row, "before": None, "after": None, "gap": None})
             continue
-        try:
-            dates = _episode_dates(run.episodes)
-        except (OSError, ValueError):
-            continue
+        dates = _episode_dates(run)
         before = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() <= cutoff]
         after = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() > cutoff]
         b, a = group_line(before), group_line(after)
@@ -698,7 +765,21 @@ def analyses(
     runs = load_runs(logs)
     cells = grid(runs)
     return {
-        "runs": [{"model": r.model, "workflow": r.label, "log": r.path, "created": r.created} for r in runs],
+        "runs": [
+            {
+                "model": r.model,
+                "model_name": r.model_name,
+                "workflow": r.label,
+                "differs": r.differs,
+                "log": r.path,
+                "created": r.created,
+                "truncated": r.line["truncated"],
+                "posts_kept": r.line["posts_kept"],
+            }
+            for r in runs
+        ],
+        "left_out": [x.as_dict() for x in run_set(logs).left_out if _is_longsocial(x.path)],
+        "notes": unmeasured(runs),
         "grid": cells,
         "families": families(cells),
         "reasoning_lifts": reasoning_lifts(runs),
@@ -715,6 +796,10 @@ def analyses(
         "table20": table20(runs, cutoffs, tiers),
         "length_pooled": length_pooled(runs),
     }
+
+
+def _is_longsocial(path: str) -> bool:
+    return run_info(path).task == "longsocial"
 
 
 def _est(value: dict[str, Any]) -> str:
@@ -782,16 +867,29 @@ def report(
                 row.append("")
                 continue
             text = f"{_pct(cell['accuracy'])} {_ci(cell)} (n={cell['asked']})"
+            if cell["truncated"]:
+                text += f"\n{truncation_text(cell)}"
             if cell["delta_vs_full"]:
                 text += f"\nΔ {_delta(cell['delta_vs_full'])}"
+            elif cell["no_partner"]:
+                text += "\nΔ no Full partner"
             row.append(text)
         table.add_row(*row)
     console.print(table)
-    fam = Table(title="Setting families (Table 14): mean of cell accuracies, cell-level bootstrap 95% CI")
-    for col in ("Family", "Cells", "Mean %", "95% CI", "Δ Full"):
+    if any(c["no_partner"] for c in data["grid"]):
+        console.print(f"Δ no Full partner: {NO_FULL}.")
+    if len(models) > 1 and any(r["differs"] for r in data["runs"]):
+        console.print("Columns: runs that differ in more than the setting, named by what differs: " + "; ".join(models))
+    fam = Table(
+        title="Setting families (Table 14): mean of cell accuracies, cell-level bootstrap 95% CI; "
+        "Δ Full over the models in both"
+    )
+    for col in ("Family", "Cells", "Mean %", "95% CI", "Δ Full (models)"):
         fam.add_column(col, justify="left" if col == "Family" else "right")
     for f in data["families"]:
-        delta = "-" if f["delta_vs_full"] is None else f"{100 * f['delta_vs_full']:+.1f}"
+        delta = "-" if f["delta_vs_full"] is None else f"{100 * f['delta_vs_full']:+.1f} ({f['delta_models']})"
+        if f["no_partner"]:
+            delta = "no partner"
         name = f["family"] + (" (diagnostic)" if f["diagnostic"] else "")
         fam.add_row(name, str(f["cells"]), _pct(f["mean"]), f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]", delta)
     console.print(fam)
@@ -829,7 +927,13 @@ def report(
         t13.add_column(col, justify="left" if col == "Model" else "right")
     for r in data["table13"]:
         best = "-" if r["best"] is None else f"{_pct(r['best'])} ({r['best_setting']})"
-        t13.add_row(r["model"], _pct(r["Full"]), _pct(r["CoT"]), _pct(r["LLM-r"]), best, _pct(r["c_mac"]))
+        cut = r["truncated"]
+        t13.add_row(
+            r["model"],
+            *(_pct(r[name]) + (" (truncated)" if name in cut else "") for name in ("Full", "CoT", "LLM-r")),
+            best,
+            _pct(r["c_mac"]) + (" (truncated)" if "Full" in cut else ""),
+        )
     console.print(t13)
     t16 = data["table16"]
     if t16.get("draws") and t16.get("top_cell"):  # no top cell: no run has a scored item
@@ -904,6 +1008,8 @@ def report(
         p = "-" if entry["p"] is None else f"{entry['p']:.3f}"
         lengths.add_row(f"{entry['model']} / {entry['workflow']}", str(entry["episodes"]), rho, p)
     console.print(lengths)
+    for note in data["notes"]:
+        console.print(note)
     if data["open_vs_choice"]["models"]:
         ovc = data["open_vs_choice"]
         console.print(

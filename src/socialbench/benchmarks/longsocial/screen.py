@@ -24,7 +24,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ...core.jsonl import dump_json
-from ...shared.benchmark import latest_runs, log_paths, read_log
+from ...shared.benchmark import log_paths, read_log
+from ...shared.runs import run_set
 from .report import score_rows
 
 PROBES = ("option-only", "question-only", "title-only")
@@ -54,8 +55,8 @@ def probe_answers(paths: list[str]) -> tuple[dict[tuple[str, str], list[float]],
     seed) for the record."""
     answers: dict[tuple[str, str], list[float]] = {}
     runs = []
-    for path in latest_runs(paths):
-        log = read_log(path)
+    for info in run_set(paths).runs:  # a rerun counts once; an incomplete run is left out
+        log = read_log(info.path)
         workflow = str(log.eval.task_args.get("workflow", "full"))
         if workflow not in PROBES:
             continue

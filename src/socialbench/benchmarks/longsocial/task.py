@@ -7,10 +7,10 @@ and C-mac (Tables 3, 13), bootstrap CIs (Tables 14, 16).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -18,13 +18,16 @@ from inspect_ai.model import ChatMessageUser, Content, GenerateConfig, Model, ge
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Node, Thread
+from ...conversations.render import render_thread
 from ...conversations.store import read_episodes
+from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.budgets import answer_budget, known_context, reasons
 from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
 from ...shared.embeddings import load_embedder
 from ...shared.metrics import OVERLENGTH
+from ...shared.runs import INPUTS, file_digest, input_record, version
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
 from .scorer import ANSWER_MODE, choice_letter, open_answer_judge
 from .workflows import Env, Question, ScopeError, Workflow, get_workflow, gold_scope_posts
@@ -50,14 +53,67 @@ def load_episodes(path: str | Path) -> dict[str, Thread]:
     return episodes
 
 
-def load_pack(
-    items: str | None = None, episodes: str | None = None
-) -> tuple[Path, Path, dict[str, Thread], list[Item]]:
+class EpisodePack(Mapping[str, Thread]):
+    """The episodes of a run, by id, as the solvers read them. inspect logs a solver's arguments: this one is logged
+    as its file's path and digest (`_repr_params_`), never as the episodes (a paper-scale pack is ~40 MB of JSON,
+    which a log header would otherwise carry twice)."""
+
+    def __init__(self, path: Path, digest: str, threads: dict[str, Thread]) -> None:
+        self.path, self.digest, self._threads = path, digest, threads
+
+    def __getitem__(self, key: str) -> Thread:
+        return self._threads[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._threads)
+
+    def __len__(self) -> int:
+        return len(self._threads)
+
+    def _repr_params_(self) -> dict[str, str]:
+        return {"path": str(self.path), "sha256": self.digest}
+
+
+_PACKS: dict[tuple[str, str], EpisodePack] = {}
+
+
+def episode_pack(path: str | Path) -> EpisodePack:
+    """The episodes file, loaded once per content (a grid's tasks share one copy)."""
+    resolved = Path(path).resolve()
+    digest = file_digest(path)
+    key = (str(resolved), digest)
+    if key not in _PACKS:
+        _PACKS[key] = EpisodePack(resolved, digest, load_episodes(path))
+    return _PACKS[key]
+
+
+def load_pack(items: str | None = None, episodes: str | None = None) -> tuple[Path, Path, EpisodePack, list[Item]]:
     """Items and the episodes they refer to (default: the bundled sample pack), checked against each other."""
     items_path = Path(items) if items else sample_pack() / "items.jsonl"
     episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
-    threads = load_episodes(episodes_path)
+    threads = episode_pack(episodes_path)
     return items_path, episodes_path, threads, check_items(load_items(items_path), threads, items_path)
+
+
+_STATS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+
+
+def episode_stats(pack: EpisodePack, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """What a report needs of each episode a run asked about, recorded in the log at run time so the report never
+    re-reads the episodes file: its length (cl100k tokens of the complete rendering, Fig. 9) and its root post's
+    date (Table 20)."""
+    wanted = sorted(set(ids))
+    key = (pack.digest, ",".join(wanted))
+    if key not in _STATS:
+        stats: dict[str, dict[str, Any]] = {}
+        for eid in wanted:
+            created = pack[eid].root.created
+            stats[eid] = {
+                "tokens": count_tokens(render_thread(pack[eid])),
+                "created": created.isoformat() if created else None,
+            }
+        _STATS[key] = stats
+    return _STATS[key]
 
 
 def shuffled(item: Item, seed: int | None) -> tuple[list[str], str, list[int]]:
@@ -309,6 +365,8 @@ def longsocial(
         dataset=MemoryDataset(
             [record_to_sample(i, shuffle_seed) for i in loaded], name="longsocial", location=str(items_path)
         ),
+        display_name=f"longsocial/{workflow}",  # inspect view tells the settings apart
+        tags=[f"workflow={workflow}", f"seed={seed}"],
         solver=[
             prepare(flow, threads, max_context, embedder),
             fit_context(flow, threads, overlength, max_context),
@@ -331,7 +389,13 @@ def longsocial(
             "skipped_without_oracle": without_oracle,
             "answer_mode": answer_mode,
             "seed": seed,
-            "items": str(items_path),
-            "episodes": str(episodes_path),
+            "items": str(items_path.resolve()),
+            "episodes": str(episodes_path.resolve()),
+            INPUTS: {
+                "items": input_record(items_path),
+                "episodes": {"path": str(threads.path), "sha256": threads.digest},
+            },
+            "episode_stats": episode_stats(threads, (i.episode_id for i in loaded)),
+            "socialbench_version": version(),
         },
     )

@@ -14,9 +14,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ...core.jsonl import dump_json
-from ...shared.benchmark import read_log
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
+from ...shared.runs import extracted, label_runs, run_info, run_set
 from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
 from .baselines import length_heuristic
 from .behavioral import INVALID, TIE, VALID
@@ -109,47 +109,71 @@ def cognitive_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+AXES = ("task", "generate:reasoning*")
+"""What a PerSo table shows in its own columns: the task kind, and thinking (the reasoning settings: the §4.4 delta
+is thinking minus non-thinking of runs that differ in nothing else)."""
+
+
+def _logged(log: EvalLog) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
+    return _rows(log), dict(log.eval.metadata or {}), thinking(log)
+
+
 def collect(logs: list[str]) -> dict[str, Any]:
+    """Every PerSo run among the logs (one per run identity, `shared.runs`), each labelled by what tells it apart
+    from the other runs of its task, and the thinking deltas between runs that differ only in reasoning."""
+    chosen = run_set(logs)
+    infos = []
+    for info in chosen.runs:
+        rows, meta, thinks = extracted(info.path, _logged)
+        kind = meta.get("task")
+        if meta.get("benchmark") == "perso" and kind in ("behavioral", "cognitive"):
+            infos.append((info, rows, meta, thinks, kind))
+    label_runs([i[0] for i in infos], key=lambda r: r.fields["task"].value)  # differences within a task kind
     runs = []
-    for path in logs:
-        log = read_log(path)
-        kind = (log.eval.metadata or {}).get("task")
-        if (log.eval.metadata or {}).get("benchmark") != "perso" or kind not in ("behavioral", "cognitive"):
-            continue
-        rows = _rows(log)
+    for info, rows, meta, thinks, kind in infos:
         summary = behavioral_summary(rows) if kind == "behavioral" else cognitive_summary(rows)
         runs.append(
             {
-                "log": path,
-                "model": log.eval.model,
-                "thinking": thinking(log),
+                "log": info.path,
+                "model": info.label_without(AXES),
+                "model_name": info.model,
+                "differs": info.differs,
+                "thinking": thinks,
                 "task": kind,
-                "created": log.eval.created,
-                "item_authors": (log.eval.metadata or {}).get("item_authors"),
+                "created": info.created,
+                "item_authors": meta.get("item_authors"),
                 "post_cleaning": vars(PostCleaning.of_records(_post_records(rows))),
-                "unchecked": (log.eval.metadata or {}).get("unchecked"),
+                "unchecked": meta.get("unchecked"),
                 **summary,
             }
         )
     deltas = []
-    by_key = {(r["model"], r["task"], r["thinking"]): r for r in runs}
-    for (model, kind, think), run in by_key.items():
-        other = by_key.get((model, kind, False))
-        if think and other is not None:
-            keys = ["all"] if kind == "behavioral" else ["all", *DIMENSIONS]
-            deltas.append(
-                {
-                    "model": model,
-                    "task": kind,
-                    **{
-                        k: (run[k]["accuracy"] - other[k]["accuracy"])
-                        if run[k]["accuracy"] is not None and other[k]["accuracy"] is not None
-                        else None
-                        for k in keys
-                    },
-                }
-            )
-    return {"runs": runs, "thinking_deltas": deltas}
+    for run in runs:
+        if not run["thinking"]:
+            continue
+        partners = [o for o in runs if o["model"] == run["model"] and o["task"] == run["task"] and not o["thinking"]]
+        keys = ["all"] if run["task"] == "behavioral" else ["all", *DIMENSIONS]
+        row: dict[str, Any] = {"model": run["model"], "task": run["task"], "thinking_log": run["log"]}
+        if len(partners) != 1:
+            why = "no non-thinking run" if not partners else f"{len(partners)} non-thinking runs differ in reasoning"
+            deltas.append({**row, "no_partner": f"{why} with the same model and settings", **dict.fromkeys(keys)})
+            continue
+        other = partners[0]
+        deltas.append(
+            {
+                **row,
+                "partner_log": other["log"],
+                "no_partner": None,
+                **{
+                    k: (run[k]["accuracy"] - other[k]["accuracy"])
+                    if run[k]["accuracy"] is not None and other[k]["accuracy"] is not None
+                    else None
+                    for k in keys
+                },
+            }
+        )
+    left = [x.as_dict() for x in chosen.left_out if run_info(x.path).task == "perso"]
+    return {"runs": runs, "thinking_deltas": deltas, "left_out": left}
 
 
 def _cell(acc: dict[str, Any]) -> str:
@@ -243,6 +267,9 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         for col in ("model", "task", "all", *DIMENSIONS):
             table.add_column(col)
         for d in data["thinking_deltas"]:
+            if d["no_partner"]:
+                table.add_row(d["model"], d["task"], f"no partner: {d['no_partner']}")
+                continue
             table.add_row(
                 d["model"],
                 d["task"],

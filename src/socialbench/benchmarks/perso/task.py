@@ -14,6 +14,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
 from ...shared.caching import active_connections, first_of_each_group, shared_part
+from ...shared.runs import INPUTS, input_record, version
 from .behavioral import ITEM_START as PAIR_START
 from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_pair
 from .behavioral import record_to_sample as pair_sample
@@ -78,9 +79,13 @@ def perso(
             solver=rate_pair(answer_mode, retries),
             scorer=persuasion_choice(),
             config=config,
+            display_name="perso/behavioral",  # inspect view tells the tasks apart
+            tags=["task=behavioral", f"seed={seed}", f"subset={subset}"],
             metadata={
                 "benchmark": "perso",
                 "task": "behavioral",
+                INPUTS: {"threads": input_record(threads_path)},
+                "socialbench_version": version(),
                 "prompt_version": BEHAVIORAL_VERSION,
                 "threads": str(threads_path),
                 "subset": subset,
@@ -107,9 +112,13 @@ def perso(
         solver=choose_option(answer_mode),
         scorer=option_choice(),
         config=config,
+        display_name="perso/cognitive" + (f" {dimension}" if dimension else ""),
+        tags=["task=cognitive", f"seed={seed}"],
         metadata={
             "benchmark": "perso",
             "task": "cognitive",
+            INPUTS: {"threads": input_record(threads_path), "items": input_record(items_path)},
+            "socialbench_version": version(),
             "dimension": dimension,
             "prompt_version": COGNITIVE_VERSION,
             "threads": str(threads_path),
@@ -144,9 +153,12 @@ def perso_generate(
         solver=write_items_solver(retries, seed),
         scorer=generation_check(),
         config=GenerateConfig(temperature=0.0),
+        display_name="perso/generate",
         metadata={
             "benchmark": "perso",
             "task": "generate",
+            INPUTS: {"threads": input_record(threads_path)},
+            "socialbench_version": version(),
             "prompt_version": GENERATION_VERSION,
             "threads": str(threads_path),
             "unchecked": unchecked,

@@ -28,7 +28,8 @@ from typing import Any
 
 from scipy.stats import entropy
 
-from ...shared.benchmark import read_log, role_model
+from ...shared.benchmark import role_model
+from ...shared.runs import RunInfo, extracted, run_set, whole
 from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 
@@ -72,19 +73,32 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not (isinstance(value, float) and math.isnan(value))
 
 
+AXES = ("mode", "lang", "subset", "n", "ablate", "human_replies")
+"""What SI-Bench's tables show in their own columns or blocks (the protocol, the language and subset block, the
+ablated component, human replies): a row's model label is the run's label without them, so the CoT-vs-direct and
+ablation comparisons pair runs that differ in nothing else (seed, grader, length penalty, ...)."""
+
+
+def sibench_runs(logs: Iterable[str | Path]) -> list[RunInfo]:
+    """The SI-Bench runs among the logs: one per run identity, labelled by what differs (`shared.runs`)."""
+    return [info for info in run_set([str(p) for p in logs]).runs if info.task == "sibench"]
+
+
 def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
     """One row per scored sample of SI-Bench logs (paper / cot / direct / human) and one per pairwise verdict.
     Paper-protocol rows carry ``cot_reply`` and ``direct_reply``; single-reply rows carry ``reply``."""
     rows: list[dict[str, Any]] = []
-    for path in logs:
-        log = read_log(str(path))
+    for info in sibench_runs(logs):
+        path = info.path
+        log = extracted(path, whole)
+        label = info.label_without(AXES)
         args = log.eval.task_args
         ablate = args.get("ablate") or ""
         human = args.get("human_replies")
         roles = log.eval.model_roles or {}
         grader = role_model(roles.get("grader")) or f"{log.eval.model} (the model under test)"
         run = {
-            "run_model": log.eval.model,
+            "run_model": label,
             "human": bool(human),
             "lang": args.get("lang", "zh"),
             "subset": args.get("subset", "balanced"),
@@ -100,7 +114,7 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
                 value = score.value if isinstance(score.value, dict) else {}
                 row = {
                     # human replies are their own row everywhere, never pooled with the --model of their run
-                    "model": f"Human ({Path(str(human)).name})" if human else log.eval.model,
+                    "model": f"Human ({Path(str(human)).name})" if human else label,
                     "scorer": name,
                     "mode": args.get("mode", "paper"),
                     "ablate": ablate,

@@ -333,7 +333,9 @@ def _similarity(logs: list[str], embedder: str) -> list[dict[str, Any]]:
         return []
 
 
-def document(logs: list[str], compare_paper: bool = False, embedder: str = "minilm") -> Document:
+def document(
+    logs: list[str], compare_paper: bool = False, similarity: bool = True, embedder: str = "minilm"
+) -> Document:
     rows = analysis.score_rows(logs)
     models = sorted({r["model"] for r in rows})
     sections = [_scores_section(rows, models, compare_paper), *_group_sections(rows, models)]

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...shared.benchmark import read_log
 from ...shared.embeddings import DEFAULT_EMBEDDER, cosine_pairs, load_embedder
+from ...shared.runs import extracted, whole
 from ...shared.statistics import bootstrap_ci
 from .prompts import COMPONENT_KEYS
 
@@ -28,17 +28,22 @@ ENGLISH_ONLY = {"sentence-transformers/all-MiniLM-L6-v2"}
 
 
 def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]:
-    """model -> dialogue -> {"process", "cot", "direct"} texts found in the logs (full CoT only, no ablations)."""
+    """run label -> dialogue -> {"process", "cot", "direct"} texts found in the logs (full CoT only, no ablations;
+    a paper-mode run, or a cot and a direct run that differ in nothing but the mode)."""
+    from .analysis import sibench_runs
+
     found: dict[str, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
-    for path in logs:
-        log = read_log(str(path))
+    for info in sibench_runs(logs):
+        log = extracted(info.path, whole)
+        # runs of another language, subset, grader or seed are never pooled: their labels differ
+        label = info.label_without(("mode",))
         args = log.eval.task_args
         mode = args.get("mode", "paper")
         if args.get("ablate") or args.get("human_replies") or mode == "pairwise":
             continue
         for sample in log.samples or []:
             meta = sample.metadata or {}
-            entry = found[log.eval.model][str(sample.id)]
+            entry = found[label][str(sample.id)]
             analysis = meta.get("analysis") or {}
             process = "\n".join(str(analysis[k]) for k in COMPONENT_KEYS if analysis.get(k))
             if process:

@@ -21,6 +21,7 @@ from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import krippendorff_alpha
 from ...shared.benchmark import log_paths, read_log
+from ...shared.runs import run_set
 from .paper import HUMAN_ALPHA
 from .prompts import COMPONENT_KEYS, COMPONENTS
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC, Dimension
@@ -43,7 +44,8 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
     """
 
     out: list[studies.Item] = []
-    for path in log_paths([logs]):
+    for info in run_set(log_paths([logs])).runs:  # a rerun of a run counts once: its dialogues are shown once
+        path = info.path
         log = read_log(path)
         for sample in log.samples or []:
             meta = sample.metadata or {}
@@ -66,7 +68,7 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
             )
             args = log.eval.task_args
             key = {
-                "model": log.eval.model,
+                "model": info.label,
                 "mode": args.get("mode", "paper"),
                 "lang": args.get("lang", "zh"),
                 "ablate": args.get("ablate") or "",

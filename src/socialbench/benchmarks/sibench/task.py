@@ -20,9 +20,11 @@ from inspect_ai.util import JSONSchema
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
 from ...shared.outputs import output_problem
+from ...shared.runs import INPUTS, input_record, version
 from .dataset import (
     balanced_sample,
     context_group,
+    data_path,
     interleaved,
     load_dialogues,
     random_sample,
@@ -274,13 +276,20 @@ def sibench(
     else:
         solver = write_reply("direct", lang, (), max_tokens, structured)
         scorer = reply_judge(judge_retries, penalize_length)
+    inputs = {"dialogues": input_record(data_path())}
+    if human_replies:
+        inputs["human_replies"] = input_record(human_replies)
     return Task(
         dataset=MemoryDataset([record_to_sample(d) for d in chosen], name="sibench"),
         solver=solver,
         scorer=scorer,
         config=GenerateConfig(temperature=0.0),
+        display_name=f"sibench/{mode} {lang}" + (f" -{','.join(removed)}" if removed else ""),  # inspect view
+        tags=[f"mode={mode}", f"lang={lang}", f"seed={seed}", *(f"ablate={r}" for r in removed)],
         metadata={
             "benchmark": "sibench",
+            INPUTS: inputs,
+            "socialbench_version": version(),
             "mode": mode,
             "lang": lang,
             "ablate": list(removed),

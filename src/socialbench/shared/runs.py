@@ -1,0 +1,386 @@
+"""One run, one identity: which logs are the same run, which differ and in what, and which are left out.
+
+Every report, summary, study builder and pairing reads its logs through `run_set`. A log's identity is everything
+that can move a number (docs/architecture.md, "Run identity"):
+
+- the task, the model, its base URL and model arguments (secrets left out);
+- every task argument with its default resolved (inspect records them so); an input file the task recorded a
+  digest of (``metadata["inputs"]``) counts by its content, not by the path it was given as;
+- every model role (grader, generator) with its own generate config and arguments;
+- the generate config of the run (the model's and the eval's: reasoning effort / tokens, max tokens, temperature,
+  ...; connection settings such as retries, timeouts and batching move no number and are left out);
+- the sample set actually run (the ids, so ``--limit`` and ``--sample-id`` show), and the epochs;
+- the socialbench version that ran it.
+
+Two logs with the same identity are one run: the later complete one counts, and the other is listed as left out
+with the reason. A log that did not complete (killed, error, cancelled) is left out and listed with its status and
+samples done / planned. Runs that differ are labelled by the model and only the fields that differ among the runs
+of the report (``mockllm/model · seed=1``), so the common case stays short; a benchmark names its own axes (the
+setting, the task kind) that its tables show in their own column and that stay out of the label. Comparisons pair
+runs whose labels are equal: they differ only in the axes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .benchmark import log_task, read_log
+
+T = TypeVar("T")
+
+OPERATIONAL = frozenset(
+    {
+        "max_retries",
+        "timeout",
+        "attempt_timeout",
+        "max_connections",
+        "max_subprocesses",
+        "max_sandboxes",
+        "batch",
+        "cache_prompt",
+        "cache",
+        "extra_headers",
+        "extra_body",
+    }
+)
+"""Generate-config keys that change how requests are sent, not what a model answers."""
+SECRET = ("key", "token", "secret", "password")
+INPUTS = "inputs"
+"""Task metadata key: ``{argument: {"path": resolved path, "sha256": digest}}`` of the input files a task read."""
+
+
+def file_digest(path: str | Path) -> str:
+    """sha256 of a file's bytes (streamed)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def input_record(path: str | Path) -> dict[str, str]:
+    """What a task records of an input file it read: the resolved path and the content digest."""
+    return {"path": str(Path(path).resolve()), "sha256": file_digest(path)}
+
+
+def version() -> str:
+    """The installed socialbench's version (recorded in every log: a new version is another run)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("socialbench")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without install
+        return "unknown"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    return _canon(value)
+
+
+def _config(config: Any) -> dict[str, Any]:
+    if config is None:
+        return {}
+    data = config.model_dump(exclude_none=True) if hasattr(config, "model_dump") else dict(config)
+    return {k: v for k, v in data.items() if k not in OPERATIONAL and v not in ({}, [])}
+
+
+def _public(args: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (args or {}).items() if not any(s in k.lower() for s in SECRET)}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One identity field: ``value`` decides whether two logs are one run; ``compare`` whether two runs are alike
+    (the sample set compares by what was asked for: ``--limit 12``, not by the ids a setting could answer);
+    ``label`` is how a label names it."""
+
+    value: str
+    compare: str
+    label: str
+
+
+@dataclass
+class RunInfo:
+    path: str
+    task: str
+    model: str
+    status: str
+    created: str
+    planned: int | None
+    done: int | None
+    fields: dict[str, Field]
+    key: str
+    tags: list[str] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+    """The input files the log names (resolved paths): a report never writes over them."""
+    label: str = ""
+    """The model and what tells this run apart from the others of its report (every field that differs)."""
+    differs: dict[str, str] = field(default_factory=dict)
+    """The differing fields' label texts (``{"seed": "seed=1"}``)."""
+
+    def label_without(self, axes: Iterable[str]) -> str:
+        """The label with the benchmark's axes (shown in their own column) left out: runs with equal labels here
+        differ only in those axes, so they may be compared."""
+        names = list(axes)
+        parts = [text for name, text in self.differs.items() if not _matches(name, names)]
+        return " · ".join([self.model, *parts])
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name
+
+
+def _matches(name: str, patterns: Sequence[str]) -> bool:
+    """``name`` is one of ``patterns``; a pattern ending in ``*`` matches by prefix (``generate:reasoning*``)."""
+    return any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in patterns)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    path: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"log": self.path, "reason": self.reason}
+
+
+@dataclass
+class RunSet:
+    runs: list[RunInfo]
+    left_out: list[LeftOut]
+
+    def notes(self) -> list[str]:
+        return [f"left out {Path(x.path).name}: {x.reason}" for x in self.left_out]
+
+    def by_path(self, path: str) -> RunInfo:
+        return next(r for r in self.runs if r.path == path)
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "log": r.path,
+                "model": r.model,
+                "label": r.label,
+                "differs": r.differs,
+                "status": r.status,
+                "samples": r.done,
+                "planned": r.planned,
+                "created": r.created,
+            }
+            for r in self.runs
+        ]
+
+
+def identity(header: Any) -> dict[str, Field]:
+    """The identity fields of a log header (see the module docstring)."""
+    spec = header.eval
+    meta = spec.metadata or {}
+    inputs = meta.get(INPUTS) or {}
+    out: dict[str, Field] = {}
+
+    def put(name: str, value: Any, label: str | None = None, compare: Any = None) -> None:
+        text = _canon(value)
+        out[name] = Field(text, text if compare is None else _canon(compare), label or f"{name}={_short(value)}")
+
+    put("task", log_task(header))
+    put("model", spec.model, spec.model)
+    if spec.model_base_url:
+        put("base_url", spec.model_base_url)
+    if model_args := _public(spec.model_args):
+        put("model_args", model_args, "model args " + _canon(model_args))
+    for name, value in sorted((spec.task_args or {}).items()):
+        record = inputs.get(name)
+        if isinstance(record, dict) and record.get("sha256"):
+            digest = str(record["sha256"])
+            put(name, digest, f"{name}={Path(str(record.get('path', ''))).name}@{digest[:8]}")
+        else:
+            put(name, value)
+    for name, record in inputs.items():  # inputs read without an argument naming them (defaults)
+        if name not in (spec.task_args or {}) and isinstance(record, dict) and record.get("sha256"):
+            put(name, record["sha256"], f"{name}@{str(record['sha256'])[:8]}")
+    for role, config in sorted((spec.model_roles or {}).items()):
+        configs = config if isinstance(config, list) else [config]
+        value = [
+            {"model": c.model, "config": _config(c.config), "base_url": c.base_url, "args": _public(c.args)}
+            for c in configs
+        ]
+        names = ", ".join(str(c.model) for c in configs)
+        extra = [_config(c.config) for c in configs if _config(c.config)]
+        put(f"role:{role}", value, f"{role}={names}" + (f" {_canon(extra)}" if extra else ""))
+    generate = {**_config(spec.model_generate_config), **_config(header.plan.config if header.plan else None)}
+    for name, value in sorted(generate.items()):
+        put(f"generate:{name}", value, f"{name}={_short(value)}")
+    ids = spec.dataset.sample_ids or []
+    config = spec.config
+    asked: Any = "all"
+    if config.sample_id is not None:
+        asked = {"sample_id": config.sample_id}
+    elif config.limit is not None:
+        asked = {"limit": config.limit}
+    digest = hashlib.sha256(_canon(sorted(map(str, ids))).encode()).hexdigest()
+    shown = "all samples" if asked == "all" else ("limit=" + _short(asked.get("limit", asked.get("sample_id"))))
+    put("samples", digest, shown, compare=asked)
+    if (config.epochs or 1) != 1:
+        put("epochs", config.epochs)
+    version = meta.get("socialbench_version") or (spec.packages or {}).get("socialbench")
+    if version:
+        put("socialbench", version, f"socialbench {version}")
+    return out
+
+
+def _counts(header: Any) -> tuple[int | None, int | None]:
+    results = header.results
+    done = results.completed_samples if results else None
+    planned = results.total_samples if results else None
+    ids = header.eval.dataset.sample_ids
+    if ids is not None:
+        planned = len(ids) * (header.eval.config.epochs or 1)
+    return done, planned
+
+
+_HEADERS: dict[tuple[str, int, int], RunInfo] = {}
+
+
+def local_path(path: str | Path) -> str:
+    """A log location as a file path (inspect's eval sets name logs by ``file://`` URIs)."""
+    text = str(path)
+    return text.removeprefix("file://") if text.startswith("file://") else text
+
+
+def run_info(path: str) -> RunInfo:
+    """A log's identity, read from its header once per process (keyed by path, size and modification time)."""
+    path = local_path(path)
+    stat = os.stat(path)
+    cache_key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if cache_key not in _HEADERS:
+        header = read_log(path, header_only=True)
+        fields = identity(header)
+        key = hashlib.sha256(_canon({k: f.value for k, f in fields.items()}).encode()).hexdigest()
+        done, planned = _counts(header)
+        _HEADERS[cache_key] = RunInfo(
+            path=str(path),
+            task=log_task(header),
+            model=str(header.eval.model),
+            status=str(header.status),
+            created=str(header.eval.created),
+            planned=planned,
+            done=done,
+            fields=fields,
+            key=key,
+            tags=list(header.eval.tags or []),
+            inputs=_input_paths(header.eval.metadata or {}),
+        )
+    info = _HEADERS[cache_key]
+    return RunInfo(**{**info.__dict__, "differs": {}, "label": ""})
+
+
+def _input_paths(meta: dict[str, Any]) -> list[str]:
+    paths = [str(r["path"]) for r in (meta.get(INPUTS) or {}).values() if isinstance(r, dict) and r.get("path")]
+    paths += [str(meta[k]) for k in ("items", "episodes", "threads", "human_replies") if isinstance(meta.get(k), str)]
+    return sorted({p for p in paths if Path(p).exists()})
+
+
+def _status_text(info: RunInfo) -> str:
+    counts = f"{info.done if info.done is not None else '?'} of {info.planned if info.planned is not None else '?'}"
+    return f"status {info.status}, {counts} samples"
+
+
+def run_set(paths: Sequence[str | Path]) -> RunSet:
+    """The runs among ``paths``: one per identity (the latest complete log), the logs left out and why, and each
+    run's label naming what differs between the runs."""
+    groups: dict[str, list[RunInfo]] = {}
+    for path in paths:
+        info = run_info(str(path))
+        groups.setdefault(info.key, []).append(info)
+    runs: list[RunInfo] = []
+    left: list[LeftOut] = []
+    for members in groups.values():
+        ranked = sorted(members, key=lambda i: (i.status == "success", i.created))
+        chosen = ranked[-1]
+        for other in ranked[:-1]:
+            left.append(
+                LeftOut(
+                    other.path,
+                    f"the same run as {chosen.name} (identical model, arguments, inputs and samples), which is the "
+                    f"later{' complete' if chosen.status == 'success' else ''} log ({_status_text(other)})",
+                )
+            )
+        if chosen.status != "success":
+            left.append(LeftOut(chosen.path, f"did not complete ({_status_text(chosen)}); rerun with --resume"))
+            continue
+        runs.append(chosen)
+    order = {local_path(p): n for n, p in enumerate(paths)}
+    runs.sort(key=lambda r: order[r.path])
+    left.sort(key=lambda x: order[x.path])
+    label_runs(runs)
+    return RunSet(runs, left)
+
+
+def label_runs(runs: list[RunInfo], key: Callable[[RunInfo], str] | None = None) -> None:
+    """Each run's ``differs`` and ``label``: the fields (other than task and model) whose compared values are not
+    the same for every run of its group (by default its task; a benchmark may group finer, e.g. PerSo by task kind,
+    whose behavioral runs never read the cognitive items)."""
+    groups: dict[str, list[RunInfo]] = {}
+    for run in runs:
+        groups.setdefault(key(run) if key else run.task, []).append(run)
+    for members in groups.values():
+        names = sorted({n for r in members for n in r.fields} - {"task", "model"})
+        varying = [n for n in names if len({r.fields[n].compare if n in r.fields else None for r in members}) > 1]
+        for run in members:
+            run.differs = {n: (run.fields[n].label if n in run.fields else f"{n} unset") for n in varying}
+            run.label = run.label_without(())
+
+
+LIGHT_EXCLUDE = frozenset({"messages", "events", "attachments", "store", "output"})
+"""Sample fields no report reads: the prompts and transcripts are most of a log (a paper-scale Full log holds every
+item's ~80K-token discussion) and stay on disk."""
+
+
+def light_log(path: str | Path) -> Any:
+    """A log with its samples' scores and metadata only (`LIGHT_EXCLUDE` left unread), samples read one at a time."""
+    from inspect_ai.log import read_eval_log_samples
+
+    header = read_log(path, header_only=True)
+    if not str(path).endswith(".eval"):  # .json logs cannot skip fields
+        return read_log(path)
+    try:
+        samples = list(read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=set(LIGHT_EXCLUDE)))
+    except (ValueError, OSError, KeyError, EOFError) as exc:
+        from ..core.errors import InputError
+
+        raise InputError(path, f"not a readable inspect log ({type(exc).__name__}: {str(exc)[:200]})") from None
+    return header.model_copy(update={"samples": samples})
+
+
+_EXTRACTED: dict[tuple[str, int, int, str], Any] = {}
+
+
+def extracted(path: str | Path, extract: Callable[[Any], T]) -> T:
+    """``extract(light_log(path))``, computed once per process for a log's content: a report and its document read
+    each log once, whatever tables they build from it."""
+    path = local_path(path)
+    stat = os.stat(path)
+    key = (str(path), stat.st_size, stat.st_mtime_ns, f"{extract.__module__}.{extract.__qualname__}")
+    if key not in _EXTRACTED:
+        _EXTRACTED[key] = extract(light_log(path))
+    return _EXTRACTED[key]  # type: ignore[no-any-return]
+
+
+def whole(log: Any) -> Any:
+    """The light log itself, for `extracted` (benchmarks whose logs are small: SI-Bench, PerSo)."""
+    return log
