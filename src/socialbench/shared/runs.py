@@ -100,7 +100,7 @@ def _config(config: Any) -> dict[str, Any]:
 
 
 def _public(args: dict[str, Any] | None) -> dict[str, Any]:
-    return {k: v for k, v in (args or {}).items() if not any(s in k.lower() for s in SECRET)}
+    return {k: v for k, v in (args or {}).items() if v is not None and not any(s in k.lower() for s in SECRET)}
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,8 @@ class RunInfo:
     inputs: list[str] = field(default_factory=list)
     """The input files the log names (resolved paths): a report never writes over them."""
     label: str = ""
-    """The model and what tells this run apart from the others of its report (every field that differs)."""
+    """The model and what tells this run apart from the others of its report: every field whose value is not the
+    most common one among them (`label_runs`)."""
     differs: dict[str, str] = field(default_factory=dict)
     """The differing fields' label texts (``{"seed": "seed=1"}``)."""
 
@@ -233,7 +234,7 @@ def identity(header: Any) -> dict[str, Field]:
     elif config.limit is not None:
         asked = {"limit": config.limit}
     digest = hashlib.sha256(_canon(sorted(map(str, ids))).encode()).hexdigest()
-    shown = "all samples" if asked == "all" else ("limit=" + _short(asked.get("limit", asked.get("sample_id"))))
+    shown = "all samples" if asked == "all" else "; ".join(f"{k}={_short(v)}" for k, v in asked.items())
     put("samples", digest, shown, compare=asked)
     if (config.epochs or 1) != 1:
         put("epochs", config.epochs)
@@ -243,9 +244,16 @@ def identity(header: Any) -> dict[str, Field]:
     return out
 
 
-def _counts(header: Any) -> tuple[int | None, int | None]:
+def _counts(header: Any, path: str) -> tuple[int | None, int | None]:
     results = header.results
     done = results.completed_samples if results else None
+    if done is None and path.endswith(".eval"):  # a killed run has no results: count the samples it wrote
+        from inspect_ai.log import read_eval_log_sample_summaries
+
+        try:
+            done = len(read_eval_log_sample_summaries(path))
+        except (ValueError, OSError, KeyError):
+            done = None
     planned = results.total_samples if results else None
     ids = header.eval.dataset.sample_ids
     if ids is not None:
@@ -271,7 +279,7 @@ def run_info(path: str) -> RunInfo:
         header = read_log(path, header_only=True)
         fields = identity(header)
         key = hashlib.sha256(_canon({k: f.value for k, f in fields.items()}).encode()).hexdigest()
-        done, planned = _counts(header)
+        done, planned = _counts(header, path)
         _HEADERS[cache_key] = RunInfo(
             path=str(path),
             task=log_task(header),
@@ -332,18 +340,37 @@ def run_set(paths: Sequence[str | Path]) -> RunSet:
 
 
 def label_runs(runs: list[RunInfo], key: Callable[[RunInfo], str] | None = None) -> None:
-    """Each run's ``differs`` and ``label``: the fields (other than task and model) whose compared values are not
-    the same for every run of its group (by default its task; a benchmark may group finer, e.g. PerSo by task kind,
-    whose behavioral runs never read the cognitive items)."""
+    """Each run's ``differs`` and ``label``. Within a group of runs (by default of one task; a benchmark may group
+    finer, e.g. PerSo by task kind, whose behavioral runs never read the cognitive items), a field varies when its
+    compared values are not all equal; a run's label names the varying fields where its value is not the group's
+    most common one (ties: the first run's), so the common case stays ``mockllm/model`` and a second seed reads
+    ``mockllm/model · seed=1``. Two runs that differ in a field never share a label: at most one of the two values
+    is the common one."""
     groups: dict[str, list[RunInfo]] = {}
     for run in runs:
         groups.setdefault(key(run) if key else run.task, []).append(run)
     for members in groups.values():
         names = sorted({n for r in members for n in r.fields} - {"task", "model"})
-        varying = [n for n in names if len({r.fields[n].compare if n in r.fields else None for r in members}) > 1]
+
+        def compared(run: RunInfo, name: str) -> str | None:
+            return run.fields[name].compare if name in run.fields else None
+
         for run in members:
-            run.differs = {n: (run.fields[n].label if n in run.fields else f"{n} unset") for n in varying}
+            run.differs = {}
+        for name in names:
+            values = [compared(r, name) for r in members]
+            if len(set(values)) < 2:
+                continue
+            common = max(dict.fromkeys(values), key=values.count)  # first seen wins a tie
+            for run, value in zip(members, values, strict=True):
+                if value != common:
+                    run.differs[name] = run.fields[name].label if name in run.fields else f"{_bare(name)} unset"
+        for run in members:
             run.label = run.label_without(())
+
+
+def _bare(name: str) -> str:
+    return name.split(":", 1)[-1]
 
 
 LIGHT_EXCLUDE = frozenset({"messages", "events", "attachments", "store", "output"})

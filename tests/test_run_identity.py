@@ -1,0 +1,344 @@
+"""One run, one identity (docs/architecture.md, "Run identity"): a results folder as messy as a researcher's -- a
+complete run, an identical rerun, a `--limit` rerun, a second seed, a second grader, a thinking run, a killed run, a
+scoring option changed -- reported by every benchmark with each run counted once and separately, labelled by what
+differs, compared only with its like, and every log left out named, in the terminal, JSON, HTML and CSV.
+
+The models are scripted (a constant letter), so every accuracy below is known exactly from the items' gold."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+
+from socialbench.benchmarks.longsocial.task import load_pack, longsocial, shuffled
+from socialbench.benchmarks.perso import perso
+from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
+from socialbench.benchmarks.sibench.task import sibench
+from socialbench.shared.runs import run_set
+
+SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
+
+
+def _model(answer: Any, name: str = "mockllm/model") -> Any:
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        return ModelOutput.from_content(model=name, content=answer(input))
+
+    return get_model(name, custom_outputs=respond, memoize=False)
+
+
+def _constant(letter: str) -> Any:
+    return _model(lambda messages: f"Answer: {letter}")
+
+
+def _killed(path: str) -> str:
+    """What a run killed after its first sample leaves in place of its log: status "started", one sample, no
+    results (the complete log is gone: nothing else completes this run)."""
+    log = read_eval_log(path)
+    log.status = "started"
+    log.samples = (log.samples or [])[:1]
+    log.results = None
+    target = Path(path).with_name("killed-" + Path(path).name)
+    write_eval_log(log, str(target))
+    Path(path).unlink()
+    return str(target)
+
+
+def _report(*args: Any) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([SOCIALBENCH, "report", *map(str, args)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def _written(folder: Path, bench: str) -> tuple[str, str, dict[str, list[dict[str, str]]]]:
+    """Terminal, HTML and the CSV tables of one report over ``folder``."""
+    out = folder.parent / f"{bench}-report"
+    terminal = _report(bench, folder, "--html", out / "report.html", "--tables", out / "tables").stdout
+    tables = {p.stem: list(csv.DictReader(p.open())) for p in (out / "tables").glob("*.csv")}
+    return terminal, (out / "report.html").read_text(), tables
+
+
+def _share(letter: str, seed: int, ids: set[str] | None = None) -> float:
+    """Accuracy of a model that always answers ``letter``: the share of items whose gold is that letter."""
+    _, _, _, items = load_pack()
+    golds = [shuffled(i, seed)[1] for i in items if ids is None or f"{i.episode_id}:{i.id}" in ids]
+    return sum(g == letter for g in golds) / len(golds)
+
+
+# ---- LongSocialBench --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def longsocial_folder(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("results") / "longsocial"
+    logs: dict[str, str] = {}
+
+    def run(name: str, answer: str, roles: dict[str, str] | None = None, **kw: Any) -> None:
+        task_args = {k: kw.pop(k) for k in list(kw) if k in ("workflow", "seed", "overlength", "max_context")}
+        (log,) = eval(
+            longsocial(**task_args),
+            model=_constant(answer),
+            model_roles=roles,  # type: ignore[arg-type]
+            log_dir=str(folder),
+            display="none",
+            **kw,
+        )
+        assert log.status == "success"
+        logs[name] = str(log.location)
+
+    run("first", "A")  # the complete Full run, then the same run again (an identical rerun)
+    run("full", "A")
+    run("limit", "B", limit=2)  # a quick check with --limit 2 after the complete run
+    run("seed1", "A", seed=1)
+    run("grader", "A", roles={"grader": "mockllm/model"})
+    run("thinking", "C", reasoning_effort="high")
+    run("truncated", "A", overlength="truncate", max_context=12000)
+    run("cot", "A", workflow="cot")
+    run("doomed", "A", workflow="question-only")
+    logs["killed"] = _killed(logs.pop("doomed"))
+    return logs
+
+
+def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(longsocial_folder: dict[str, str]) -> None:
+    logs = longsocial_folder
+    folder = Path(logs["full"]).parent
+    data = json.loads(_report("longsocial", folder, "--json").stdout)
+    columns = {Path(r["log"]).name: r["model"] for r in data["runs"]}
+    assert len(data["runs"]) == 7  # first (a rerun of full) and killed are left out
+    named = {k: columns[Path(v).name] for k, v in logs.items() if Path(v).name in columns}
+    assert named == {
+        "full": "mockllm/model",
+        "cot": "mockllm/model",
+        "limit": "mockllm/model · limit=2",
+        "seed1": "mockllm/model · seed=1",
+        "grader": "mockllm/model · grader=mockllm/model",
+        "thinking": "mockllm/model · reasoning_effort=high",
+        "truncated": "mockllm/model · max_context=12000 · overlength=truncate",
+    }
+    left = {Path(x["log"]).name: x["reason"] for x in data["left_out"]}
+    assert set(left) == {Path(logs["first"]).name, Path(logs["killed"]).name}
+    assert "the same run as " + Path(logs["full"]).name in left[Path(logs["first"]).name]
+    assert "did not complete (status started, 1 of 36 samples)" in left[Path(logs["killed"]).name]
+
+    cells = {(c["workflow"].split(" [")[0], c["model"]): c for c in data["grid"]}
+    full = cells[("full", "mockllm/model")]
+    assert full["asked"] == 36 and full["accuracy"] == pytest.approx(_share("A", 0))
+    limit = cells[("full", "mockllm/model · limit=2")]
+    limited = {s.id for s in read_eval_log(logs["limit"]).samples or []}
+    assert limit["asked"] == 2 and limit["accuracy"] == pytest.approx(_share("B", 0, {str(i) for i in limited}))
+    assert cells[("full", "mockllm/model · seed=1")]["accuracy"] == pytest.approx(_share("A", 1))
+    assert cells[("full", "mockllm/model · reasoning_effort=high")]["accuracy"] == pytest.approx(_share("C", 0))
+    # CoT is paired with the Full run of its own column only: the same answers, so exactly 0 over all 36 items
+    cot = cells[("cot", "mockllm/model")]
+    assert cot["delta_vs_full"]["n"] == 36 and cot["delta_vs_full"]["delta"] == 0.0
+    lifts = data["reasoning_lifts"]
+    assert [(x["model"], x["n"], x["delta"]) for x in lifts] == [("mockllm/model", 36, 0.0)]
+    cot_family = next(f for f in data["families"] if f["family"] == "Chain-of-thought")
+    assert cot_family["delta_vs_full"] == 0.0 and cot_family["delta_models"] == 1
+    # the truncated run: counted, and its setting says so wherever it is named
+    cut = next(c for c in data["grid"] if c["model"].endswith("overlength=truncate"))
+    assert cut["truncated"] > 0 and 0 < cut["posts_kept"] < 1
+    assert cut["workflow"] == f"full [truncated {cut['truncated']}/{cut['asked']}]"
+    t13 = {r["model"]: r for r in data["table13"]}
+    assert len(t13) == 6 and t13["mockllm/model · max_context=12000 · overlength=truncate"]["truncated"] == ["Full"]
+    assert t13["mockllm/model"]["CoT"] == pytest.approx(_share("A", 0))
+
+    terminal, html, tables = _written(folder, "longsocial")
+    for label in named.values():
+        assert label in html
+    for text in (terminal, html):
+        assert Path(logs["killed"]).name in text and Path(logs["first"]).name in text
+    assert "Logs left out" in html and "did not complete" in terminal.replace("\n", " ")
+    grid = tables["longsocial-grid"]
+    assert sorted({r["model"] for r in grid}) == sorted(set(named.values()))
+    assert next(r for r in grid if r["model"].endswith("truncate"))["truncated"] == str(cut["truncated"])
+    counted = {Path(r["log"]).name: r["counted"] for r in tables["longsocial-runs"]}
+    assert counted[Path(logs["killed"]).name] == "no" and counted[Path(logs["full"]).name] == "yes"
+
+
+def test_a_report_never_rereads_a_changed_episodes_file(longsocial_folder: dict[str, str], tmp_path: Path) -> None:
+    """Fig. 9 and Table 20 come from what the run recorded, so a different ``episodes.jsonl`` in the report's folder
+    changes nothing; the run's own file changed since the run is refused for Table 18 (one line, exit 2)."""
+    from socialbench.benchmarks.longsocial.report import analyses
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    episodes = tmp_path / "episodes.jsonl"
+    episodes.write_bytes((sample_pack() / "episodes.jsonl").read_bytes())
+    (log,) = eval(
+        longsocial(episodes=str(episodes)), model=_constant("A"), limit=4, log_dir=str(tmp_path), display="none"
+    )
+    before = analyses([str(log.location)])["length_vs_accuracy"]
+    episodes.write_text(episodes.read_text().replace('"text": "', '"text": "padding padding padding ', 50))
+    assert analyses([str(log.location)])["length_vs_accuracy"] == before
+    done = subprocess.run(
+        [SOCIALBENCH, "report", "longsocial", str(log.location), "--html", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 2 and "changed since the run" in done.stderr and str(episodes) in done.stderr
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_log_header_does_not_grow_with_the_episodes(tmp_path: Path) -> None:
+    """The solvers get the episodes as a path + digest: a pack twice as large gives the same header size."""
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    small = tmp_path / "small.jsonl"
+    large = tmp_path / "large.jsonl"
+    text = (sample_pack() / "episodes.jsonl").read_text()
+    small.write_text(text)
+    large.write_text(text.replace('"text": "', '"text": "' + "long " * 200))
+    sizes = []
+    for path in (small, large):
+        (log,) = eval(
+            longsocial(episodes=str(path)), model=_constant("A"), limit=1, log_dir=str(tmp_path), display="none"
+        )
+        header = read_eval_log(str(log.location), header_only=True)
+        assert path.stat().st_size > 100_000
+        steps = json.dumps([step.params for step in header.plan.steps])
+        assert len(steps) < 2_000 and "sha256" in steps
+        sizes.append(len(header.model_dump_json()))
+    assert abs(sizes[0] - sizes[1]) < 500  # the same but for paths, digests and timings
+
+
+# ---- SI-Bench ---------------------------------------------------------------------------------------------------
+COT = json.dumps(
+    {k: "x" for k in ("Motivation", "Cause", "Emotional Attitude", "Social Intention")}, ensure_ascii=False
+)
+
+
+def _sibench_model(messages: list[ChatMessage]) -> str:
+    text = messages[-1].text
+    if "Motivation" in text:
+        return json.dumps(
+            json.loads(COT) | {"Communicative Strategy": "y", "Response": "好的好的好的"}, ensure_ascii=False
+        )
+    return json.dumps({"Response": "好"}, ensure_ascii=False)
+
+
+def _grader(score: int, name: str = "mockllm/model") -> Any:
+    def answer(messages: list[ChatMessage]) -> str:
+        text = messages[-1].text
+        if "same score" in text:
+            return json.dumps({"preferred": 1})
+        if "Score each reply" in text:
+            return json.dumps({"reply_1": {"score": score}, "reply_2": {"score": score}})
+        return json.dumps({k: {"score": score} for k in COMPONENT_KEYS} | {"reply": {"score": score}})
+
+    return _model(answer, name)
+
+
+def test_sibench_rows_never_pool_seeds_graders_or_limits(tmp_path: Path) -> None:
+    folder = tmp_path / "sibench"
+    logs: dict[str, str] = {}
+
+    def run(name: str, grader: int = 10, limit: int = 4, **args: Any) -> None:
+        kw = {"reasoning_effort": args.pop("reasoning_effort")} if "reasoning_effort" in args else {}
+        (log,) = eval(
+            sibench(mode="cot", n=4, **args),
+            model=_model(_sibench_model),
+            model_roles={"grader": _grader(grader)},
+            limit=limit,
+            log_dir=str(folder),
+            display="none",
+            **kw,
+        )
+        logs[name] = str(log.location)
+
+    run("full")
+    run("limit", limit=2)
+    run("seed1", seed=1)
+    run("thinking", reasoning_effort="high")
+    run("ablated", ablate="cause")
+    run("penalized", ablate="cause", penalize_length=True)
+    run("doomed", seed=2)
+    logs["killed"] = _killed(logs.pop("doomed"))
+    (graded,) = eval(
+        sibench(mode="cot", n=4),
+        model=_model(_sibench_model),
+        model_roles={"grader": _grader(0, "mockllm/other")},
+        limit=4,
+        log_dir=str(folder),
+        display="none",
+    )
+    logs["grader"] = str(graded.location)
+
+    data = json.loads(_report("sibench", folder, "--json", "-R", "similarity=false").stdout)
+    rows = {r["model"]: r for r in data["table1"]}
+    assert set(rows) == {
+        "mockllm/model",
+        "mockllm/model · limit=2",
+        "mockllm/model · seed=1",
+        "mockllm/model · reasoning_effort=high",
+        "mockllm/model · grader=mockllm/other",
+    }
+    assert rows["mockllm/model"]["n_cot"] == 4 and rows["mockllm/model · limit=2"]["n_cot"] == 2
+    assert rows["mockllm/model"]["cot_reply"] == 10 and rows["mockllm/model · grader=mockllm/other"]["cot_reply"] == 0
+    deltas = {d["log"]: d for d in data["ablation_deltas"]}
+    plain = deltas[Path(logs["ablated"]).name]
+    assert plain["baseline"] == Path(logs["full"]).name and plain["n"] == 4 and plain["delta"] == 0
+    penalized = deltas[Path(logs["penalized"]).name]  # its full run would need penalize_length=true too
+    assert penalized["baseline"] is None and penalized["delta"] is None
+    assert "penalize_length=true" in penalized["model"]
+
+    terminal, html, tables = _written(folder, "sibench")
+    assert Path(logs["killed"]).name in terminal and "did not complete" in html
+    assert "grader=mockllm/other" in html and "seed=1" in terminal
+    assert {r["counted"] for r in tables["sibench-runs"]} == {"yes", "no"}
+
+
+# ---- PerSo ------------------------------------------------------------------------------------------------------
+def _rater(messages: list[ChatMessage]) -> str:
+    return "Response 1: 4\nResponse 2: 1" if "Response 1:" in messages[-1].text else "A"
+
+
+def test_perso_thinking_delta_pairs_only_runs_that_differ_in_reasoning(tmp_path: Path) -> None:
+    folder = tmp_path / "perso"
+    logs: dict[str, str] = {}
+
+    def run(name: str, limit: int | None = None, **kw: Any) -> None:
+        args = {k: kw.pop(k) for k in list(kw) if k in ("seed",)}
+        (log,) = eval(
+            perso(task="behavioral", subset="4", unchecked="admit", **args),
+            model=_model(_rater),
+            limit=limit,
+            log_dir=str(folder),
+            display="none",
+            **kw,
+        )
+        logs[name] = str(log.location)
+
+    run("plain")
+    run("thinking", reasoning_effort="high")
+    run("seed1", seed=1)
+    run("limit", limit=2)
+    run("doomed", seed=2)
+    logs["killed"] = _killed(logs.pop("doomed"))
+
+    data = json.loads(_report("perso", folder, "--json").stdout)
+    runs = {Path(r["log"]).name: r for r in data["runs"]}
+    assert len(runs) == 4 and Path(logs["killed"]).name not in runs
+    assert runs[Path(logs["seed1"]).name]["model"] == "mockllm/model · seed=1"
+    assert runs[Path(logs["limit"]).name]["model"] == "mockllm/model · limit=2"
+    assert runs[Path(logs["thinking"]).name]["model"] == "mockllm/model"  # thinking is the table's own column
+    assert runs[Path(logs["thinking"]).name]["thinking"] and not runs[Path(logs["plain"]).name]["thinking"]
+    (delta,) = data["thinking_deltas"]
+    assert delta["partner_log"] == logs["plain"] and delta["all"] == 0.0
+    assert [Path(x["log"]).name for x in data["left_out"]] == [Path(logs["killed"]).name]
+
+    terminal, html, tables = _written(folder, "perso")
+    assert "seed=1" in html and "limit=2" in terminal and Path(logs["killed"]).name in html
+    assert [r["counted"] for r in tables["perso-runs"]].count("no") == 1
+
+
+def test_run_set_labels_are_unique_and_reruns_choose_the_complete_log(longsocial_folder: dict[str, str]) -> None:
+    chosen = run_set(list(longsocial_folder.values()))
+    labels = [r.label_without(("workflow",)) + r.fields["workflow"].value for r in chosen.runs]
+    assert len(labels) == len(set(labels)) == len(chosen.runs) == 7
