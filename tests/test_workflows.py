@@ -585,6 +585,7 @@ def test_tables_3_and_13_by_hand() -> None:
 
 def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
     from socialbench.benchmarks.longsocial.report import Run, length_pooled, table16, table19, table20
+    from socialbench.benchmarks.longsocial.task import episode_pack, episode_stats
 
     episodes = str(sample_pack() / "episodes.jsonl")
 
@@ -597,9 +598,15 @@ def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
         ]  # fmt: skip
 
     old, new = "reddit:1cebxh", "hn:18475438"  # 2013 and 2018 threads
-    right_old = Run("a", "m1", "full", "Full-context", False, episodes, rows({old: 1.0, new: 0.0}))
-    all_right = Run("b", "m2", "full", "Full-context", False, episodes, rows({old: 1.0, new: 1.0}))
-    probe = Run("c", "m1", "option-only", "Shortcut probe", True, episodes, rows({old: 0.0, new: 0.0}))
+    stats = episode_stats(episode_pack(episodes), [old, new])  # what a run records of its episodes
+    assert stats[old]["created"] < "2014" < stats[new]["created"]
+
+    def run(path: str, model: str, workflow: str, family: str, diagnostic: bool, correct: dict[str, float]) -> Run:
+        return Run(path, model, workflow, family, diagnostic, episodes, rows(correct), stats=stats)
+
+    right_old = run("a", "m1", "full", "Full-context", False, {old: 1.0, new: 0.0})
+    all_right = run("b", "m2", "full", "Full-context", False, {old: 1.0, new: 1.0})
+    probe = run("c", "m1", "option-only", "Shortcut probe", True, {old: 0.0, new: 0.0})
     t16 = table16([right_old, all_right, probe], tiers={"m1": "small", "m2": "large"}, draws=50)
     assert t16["items_per_draw"] == 12 and t16["best_cell"]["mean"] == 1.0 and t16["best_cell"]["ci95"] == [1.0, 1.0]
     assert t16["top_cell"]["model"] == "m2" and t16["models"]["m1"]["mean"] == 0.5  # the probe is not a candidate

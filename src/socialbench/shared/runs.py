@@ -395,17 +395,52 @@ def light_log(path: str | Path) -> Any:
 
 
 _EXTRACTED: dict[tuple[str, int, int, str], Any] = {}
+EXTRACT_STATS = {"read": 0, "memory": 0, "disk": 0}
+"""How `extracted` answered: logs read, answers from this process's memory, answers from the disk cache."""
 
 
-def extracted(path: str | Path, extract: Callable[[Any], T]) -> T:
+def _disk_path(path: str, stat: os.stat_result, name: str) -> Path:
+    from .retrieval import cache_dir
+
+    key = _canon([str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, name, version()])
+    return cache_dir() / "logs" / f"{hashlib.sha256(key.encode()).hexdigest()}.json.gz"
+
+
+def extracted(path: str | Path, extract: Callable[[Any], T], persist: bool = False) -> T:
     """``extract(light_log(path))``, computed once per process for a log's content: a report and its document read
-    each log once, whatever tables they build from it."""
+    each log once, whatever tables they build from it. ``persist``: the answer (JSON) is also cached on disk
+    (``$SOCIALBENCH_CACHE/logs``, keyed by the log's resolved path, size and modification time, the extractor and
+    the socialbench version), so a second report over a folder reads only the logs that are new or changed."""
+    import gzip
+
     path = local_path(path)
     stat = os.stat(path)
-    key = (str(path), stat.st_size, stat.st_mtime_ns, f"{extract.__module__}.{extract.__qualname__}")
-    if key not in _EXTRACTED:
-        _EXTRACTED[key] = extract(light_log(path))
-    return _EXTRACTED[key]  # type: ignore[no-any-return]
+    name = f"{extract.__module__}.{extract.__qualname__}"
+    key = (str(path), stat.st_size, stat.st_mtime_ns, name)
+    if key in _EXTRACTED:
+        EXTRACT_STATS["memory"] += 1
+        return _EXTRACTED[key]  # type: ignore[no-any-return]
+    disk = _disk_path(path, stat, name) if persist else None
+    if disk is not None and disk.exists():
+        try:
+            with gzip.open(disk, "rt", encoding="utf-8") as handle:
+                _EXTRACTED[key] = json.load(handle)
+            EXTRACT_STATS["disk"] += 1
+            return _EXTRACTED[key]  # type: ignore[no-any-return]
+        except (OSError, ValueError, EOFError):  # a damaged cache entry is recomputed, never trusted
+            pass
+    EXTRACT_STATS["read"] += 1
+    _EXTRACTED[key] = value = extract(light_log(path))
+    if disk is not None:
+        from ..core.errors import InputError
+        from ..core.jsonl import atomic_writer
+
+        try:
+            with atomic_writer(disk) as handle:  # .gz: written compressed
+                json.dump(value, handle)
+        except (InputError, OSError):  # a cache that cannot be written (read-only home) only costs a re-read
+            pass
+    return value
 
 
 def whole(log: Any) -> Any:

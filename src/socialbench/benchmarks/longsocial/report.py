@@ -224,6 +224,9 @@ class Run:
     """Per episode, what the run recorded of it: cl100k tokens and the root post's date (None in older logs)."""
     differs: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        self.model_name = self.model_name or self.model
+
     @property
     def label(self) -> str:
         """The setting as tables and figures name it: its id, and for a dense setting run with an embedder other
@@ -248,7 +251,7 @@ def load_runs(logs: list[str]) -> list[Run]:
     for info in run_set(logs).runs:
         if info.task != "longsocial":
             continue
-        rows, meta = extracted(info.path, _logged)
+        rows, meta = extracted(info.path, _logged, persist=True)
         args = json.loads(info.fields["workflow"].value) if "workflow" in info.fields else "full"
         workflow = str(args)
         flow = WORKFLOWS.get(workflow)

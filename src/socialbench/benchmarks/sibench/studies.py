@@ -22,6 +22,7 @@ from ...shared import studies
 from ...shared.agreement import krippendorff_alpha
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
+from .analysis import AXES
 from .paper import HUMAN_ALPHA
 from .prompts import COMPONENT_KEYS, COMPONENTS
 from .rubric import PROCESS_RUBRIC, REPLY_RUBRIC, Dimension
@@ -68,7 +69,7 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
             )
             args = log.eval.task_args
             key = {
-                "model": info.label,
+                "model": info.label_without(AXES),  # the key names mode, language, subset and ablation itself
                 "mode": args.get("mode", "paper"),
                 "lang": args.get("lang", "zh"),
                 "ablate": args.get("ablate") or "",

@@ -1,0 +1,232 @@
+"""LongSocialBench at the paper's scale on one machine: lint, runs and reports over 1,462 items on 94 long threads.
+
+Builds a paper-scale pack in a temporary folder, deterministically, from the real threads of the bundled sample
+pack (imported from ../shared/data; no new data): 94 episodes, each one sample thread with copies of the others
+grafted under its root (after its own posts, so its items' post ids stay valid) until it reaches a length drawn
+from 40K-136K cl100k tokens (median ~80K, as Table 6's ~73K), and 1,462 items: each sample item copied onto every
+episode built on its thread (new ids; the same stems). Then, on ``mockllm/model`` (it answers at once: every
+second is socialbench's own), each step runs as its own process and prints wall time, CPU (user + system), peak
+RSS (the process and its children) and log size, at the full item count and at a quarter of it (the growth ratio):
+
+- ``lint``: `socialbench analyze longsocial lint` over the items;
+- ``run full`` / ``run bm25-k20``: one setting;
+- ``grid``: full + bm25-k20 + question-only in one `socialbench run` (its memory against one setting's);
+- ``report cold`` / ``report warm``: `socialbench report longsocial --html --figures --tables` over the logs, with
+  an empty cache, then again.
+
+    python benchmarks/scale.py [--items 1462] [--episodes 94] [--quarter/--no-quarter] [--steps lint,run,grid,report]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from socialbench.benchmarks.longsocial.task import sample_pack
+from socialbench.conversations.render import render_thread
+from socialbench.conversations.store import read_episodes
+from socialbench.conversations.tokens import count_tokens
+
+SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
+LENGTHS = (40_000, 136_000)
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def build_pack(folder: Path, episodes: int, items: int, seed: int = 0) -> tuple[Path, Path, list[int]]:
+    """The pack's episodes and items files, and each episode's cl100k length."""
+    lines = (sample_pack() / "episodes.jsonl").read_text().splitlines()
+    donors = [json.loads(line) for line in lines if line.strip()]
+    sizes = {
+        d["id"]: count_tokens(render_thread(t))
+        for d, t in zip(donors, read_episodes(sample_pack() / "episodes.jsonl"), strict=True)
+    }
+    rng = random.Random(seed)
+    built, lengths, bases = [], [], []
+    for k in range(episodes):
+        base = donors[k % len(donors)]
+        target = rng.uniform(*LENGTHS)
+        episode = json.loads(json.dumps(base))
+        episode["id"] = f"{base['id']}~{k}"
+        root = episode["root_id"]
+        last = max((_time(n.get("created")) for n in episode["nodes"] if n.get("created")), default=None)
+        clock = (last or datetime(2020, 1, 1)) + timedelta(days=1)
+        tokens, g = sizes[base["id"]], 0
+        while tokens < target:
+            donor = donors[(k + 1 + g) % len(donors)]
+            start = min((_time(n.get("created")) for n in donor["nodes"] if n.get("created")), default=clock)
+            assert start is not None
+            for node in donor["nodes"]:
+                copy = dict(node)
+                copy["id"] = f"g{g}-{node['id']}"
+                copy["parent_id"] = root if node["parent_id"] is None else f"g{g}-{node['parent_id']}"
+                when = _time(node.get("created")) or start
+                copy["created"] = (clock + (when - start)).isoformat().replace("+00:00", "Z")
+                episode["nodes"].append(copy)
+            clock += timedelta(days=400)
+            tokens += sizes[donor["id"]]
+            g += 1
+        built.append(episode)
+        lengths.append(tokens)
+        bases.append(base["id"])
+    source = [json.loads(line) for line in (sample_pack() / "items.jsonl").read_text().splitlines() if line.strip()]
+    by_base: dict[str, list[dict[str, Any]]] = {}
+    for item in source:
+        by_base.setdefault(item["episode_id"], []).append(item)
+    written: list[dict[str, Any]] = []
+    copy_round = 0
+    while len(written) < items:
+        for k, base_id in enumerate(bases):
+            for item in by_base.get(base_id, []):
+                if len(written) < items:
+                    new = dict(item, id=f"{item['id']}~{k}~{copy_round}", episode_id=f"{base_id}~{k}")
+                    written.append(new)
+        copy_round += 1
+    folder.mkdir(parents=True, exist_ok=True)
+    episodes_path, items_path = folder / "episodes.jsonl", folder / "items.jsonl"
+    episodes_path.write_text("".join(json.dumps(e) + "\n" for e in built))
+    items_path.write_text("".join(json.dumps(i) + "\n" for i in written))
+    return episodes_path, items_path, lengths
+
+
+def measure(command: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """Wall, CPU and peak RSS of one command (`os.wait4`: that process and the children it waited for)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    _, status, usage = os.wait4(process.pid, 0)
+    err = process.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # lint exits 1 on findings; a run or report must not fail
+        raise SystemExit(f"{' '.join(command[:4])} failed ({code}): {err[-2000:]}")
+    return {
+        "wall": time.perf_counter() - started,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }
+
+
+def steps(folder: Path, items: int, episodes: int, chosen: set[str]) -> dict[str, dict[str, Any]]:
+    episodes_path, items_path, lengths = build_pack(folder, episodes, items)
+    lengths.sort()
+    print(
+        f"pack: {items:,} items over {episodes} episodes of {lengths[0]:,}-{lengths[-1]:,} cl100k tokens "
+        f"(median {lengths[len(lengths) // 2]:,})",
+        flush=True,
+    )
+    env = {**os.environ, "SOCIALBENCH_CACHE": str(folder / "cache")}
+    pack = ["-T", f"items={items_path}", "-T", f"episodes={episodes_path}"]
+    mock = ["--model", "mockllm/model", "--display", "none"]
+    out: dict[str, dict[str, Any]] = {}
+
+    def logged(name: str, command: list[str], logs: Path | None = None) -> None:
+        result = measure(command, env)
+        if logs is not None:
+            result["log_mb"] = sum(p.stat().st_size for p in logs.glob("*.eval")) / 1e6
+        out[name] = result
+        extra = f", logs {result['log_mb']:.1f} MB" if "log_mb" in result else ""
+        print(
+            f"  {name:<14} wall {result['wall']:7.1f} s  CPU {result['cpu']:7.1f} s  peak RSS "
+            f"{result['rss_mb']:7.0f} MB{extra}",
+            flush=True,
+        )
+
+    if "lint" in chosen:
+        logged(
+            "lint",
+            [
+                SOCIALBENCH,
+                "analyze",
+                "longsocial",
+                "lint",
+                "-A",
+                f"items={items_path}",
+                "-A",
+                f"episodes={episodes_path}",
+            ],
+        )
+    runs = folder / "runs"
+    if "run" in chosen:
+        for setting in ("full", "bm25-k20"):
+            logs = folder / f"run-{setting}"
+            logged(
+                f"run {setting}",
+                [SOCIALBENCH, "run", "longsocial", *pack, "-T", f"workflow={setting}", *mock, "--log-dir", str(logs)],
+                logs,
+            )
+            for log in logs.glob("*.eval"):
+                runs.mkdir(exist_ok=True)
+                shutil.copy2(log, runs / log.name)
+    if "grid" in chosen:
+        logs = folder / "grid"
+        grid = ["-T", "workflow=full", "-T", "workflow=bm25-k20", "-T", "workflow=question-only"]
+        logged("grid (3)", [SOCIALBENCH, "run", "longsocial", *pack, *grid, *mock, "--log-dir", str(logs)], logs)
+        for log in logs.glob("*.eval"):
+            runs.mkdir(exist_ok=True)
+            shutil.copy2(log, runs / log.name)
+    if "report" in chosen and runs.exists():
+        report = [SOCIALBENCH, "report", "longsocial", str(runs)]
+        for name in ("report cold", "report warm"):
+            target = folder / name.replace(" ", "-")
+            logged(
+                name,
+                [
+                    *report,
+                    "--html",
+                    str(target / "r.html"),
+                    "--figures",
+                    str(target / "f"),
+                    "--tables",
+                    str(target / "t"),
+                ],
+            )
+        print(f"  (report over {len(list(runs.glob('*.eval')))} logs)")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=1462)
+    parser.add_argument("--episodes", type=int, default=94)
+    parser.add_argument("--quarter", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--steps", default="lint,run,grid,report")
+    args = parser.parse_args()
+    chosen = set(args.steps.split(","))
+    root = Path(tempfile.mkdtemp(prefix="sb-scale-"))
+    try:
+        print(f"full scale ({args.items:,} items):", flush=True)
+        full = steps(root / "full", args.items, args.episodes, chosen)
+        if args.quarter:
+            print(f"a quarter ({args.items // 4:,} items):", flush=True)
+            quarter = steps(root / "quarter", args.items // 4, args.episodes, chosen)
+            print("growth, full / quarter:")
+            for name, value in full.items():
+                q = quarter.get(name)
+                if q:
+                    print(
+                        f"  {name:<14} wall x{value['wall'] / q['wall']:.2f}  CPU x{value['cpu'] / q['cpu']:.2f}  "
+                        f"RSS x{value['rss_mb'] / q['rss_mb']:.2f}"
+                    )
+        if "grid (3)" in full and "run full" in full:
+            print(
+                "grid of 3 settings / one setting, peak RSS: "
+                f"x{full['grid (3)']['rss_mb'] / full['run full']['rss_mb']:.2f}"
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
