@@ -32,9 +32,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from socialbench.benchmarks.longsocial.task import sample_pack
+from socialbench.benchmarks.longsocial.task import load_episodes, sample_pack
 from socialbench.conversations.render import render_thread
-from socialbench.conversations.store import read_episodes
 from socialbench.conversations.tokens import count_tokens
 
 SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
@@ -45,14 +44,15 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
 
 
+def _times(nodes: list[dict[str, Any]]) -> list[datetime]:
+    return [t for n in nodes if (t := _time(n.get("created"))) is not None]
+
+
 def build_pack(folder: Path, episodes: int, items: int, seed: int = 0) -> tuple[Path, Path, list[int]]:
     """The pack's episodes and items files, and each episode's cl100k length."""
     lines = (sample_pack() / "episodes.jsonl").read_text().splitlines()
     donors = [json.loads(line) for line in lines if line.strip()]
-    sizes = {
-        d["id"]: count_tokens(render_thread(t))
-        for d, t in zip(donors, read_episodes(sample_pack() / "episodes.jsonl"), strict=True)
-    }
+    sizes = {t.id: count_tokens(render_thread(t)) for t in load_episodes(sample_pack() / "episodes.jsonl").values()}
     rng = random.Random(seed)
     built, lengths, bases = [], [], []
     for k in range(episodes):
@@ -61,13 +61,12 @@ def build_pack(folder: Path, episodes: int, items: int, seed: int = 0) -> tuple[
         episode = json.loads(json.dumps(base))
         episode["id"] = f"{base['id']}~{k}"
         root = episode["root_id"]
-        last = max((_time(n.get("created")) for n in episode["nodes"] if n.get("created")), default=None)
+        last = max(_times(episode["nodes"]), default=None)
         clock = (last or datetime(2020, 1, 1)) + timedelta(days=1)
         tokens, g = sizes[base["id"]], 0
         while tokens < target:
             donor = donors[(k + 1 + g) % len(donors)]
-            start = min((_time(n.get("created")) for n in donor["nodes"] if n.get("created")), default=clock)
-            assert start is not None
+            start = min(_times(donor["nodes"]), default=clock)
             for node in donor["nodes"]:
                 copy = dict(node)
                 copy["id"] = f"g{g}-{node['id']}"

@@ -543,9 +543,9 @@ def run(
     else:
         logs = inspect_eval(tasks, log_header_only=True, **options)
     if len(logs) == 1:
-        from .shared.benchmark import read_log
+        from .shared.runs import light_log
 
-        bench.summarize(read_log(logs[0].location), out)
+        bench.summarize(light_log(logs[0].location), out)  # scores and metadata: the prompts stay on disk
     else:
         from .shared.runs import run_set
 

@@ -16,7 +16,7 @@ from ...shared.runs import INPUTS, file_digest, run_set
 from . import paper
 from .items import CAPABILITIES
 from .recall import evidence_recall
-from .report import NO_FULL, PAPER_PLATFORMS, analyses, load_mapping
+from .report import NO_FULL, PAPER_PLATFORMS, analyses, load_mapping, load_runs
 
 
 def _run_label(row: dict[str, Any]) -> str:
@@ -415,12 +415,6 @@ def document(
     return Document("longsocial", f"LongSocialBench report (paper platforms: {platforms})", provenance(logs), sections)
 
 
-def _logged_items(logs: list[str]) -> set[str]:
-    from .report import load_runs
-
-    return {str(r["item"]) for run in load_runs(logs) for r in run.rows}
-
-
 def _recall_note(rows: list[dict[str, Any]]) -> str:
     from .recall import recall_summary
 
@@ -439,8 +433,18 @@ def _recall(logs: list[str]) -> list[dict[str, Any]]:
     """Table 18 over the items of the logs, on the items and episodes files the runs read, found by the resolved
     paths the logs recorded and checked against the digests recorded with them: a file changed since the run is
     refused (an `InputError`: the report would compute recall over other items), a file that is gone leaves
-    Table 18 out. Cached on disk: the retrievers' output does not depend on the logs."""
-    logged = _logged_items(logs)
+    Table 18 out. Only the retrieval settings among the logs are measured, with the embedder their dense runs
+    used (what the runs already computed, cached on disk; `socialbench analyze longsocial recall` measures every
+    retriever). Cached on disk: the retrievers' output does not depend on the logs."""
+    from .recall import RETRIEVAL_SETTINGS
+
+    runs = load_runs(logs)
+    logged = {str(r["item"]) for run in runs for r in run.rows}
+    ran = {run.workflow.removeprefix("rag-").rsplit("-a", 1)[0] for run in runs}
+    wanted = {name for name in RETRIEVAL_SETTINGS if name in ran}
+    if not wanted:
+        return []
+    embedders = {run.embedder for run in runs if run.embedder and run.workflow in wanted}
     for info in run_set(logs).runs:
         meta = read_log(info.path, header_only=True).eval.metadata or {}
         if meta.get("benchmark") != "longsocial":
@@ -460,5 +464,7 @@ def _recall(logs: list[str]) -> list[dict[str, Any]]:
                 )
             paths[name] = path
         else:
-            return evidence_recall(paths["items"], paths["episodes"], only=logged)
+            others = sorted(e for e in embedders if "all-MiniLM-L6-v2" not in e)  # the bundled one is "minilm"
+            embedder = others[0] if others else "minilm"
+            return evidence_recall(paths["items"], paths["episodes"], embedder, only=logged, settings=wanted)
     return []

@@ -22,25 +22,33 @@ from ...shared.embeddings import embedder_name
 from .task import load_pack
 from .workflows import WORKFLOWS, Retrieval, StructureAware
 
+RETRIEVAL_SETTINGS = tuple(
+    w.name for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware) and not w.name.startswith("rag-")
+)
+"""The settings Table 18 measures (RAG shows the posts of its retriever)."""
+
 
 def evidence_recall(
     items: str | None = None,
     episodes: str | None = None,
     embedder: str = "minilm",
     only: set[str] | None = None,
+    settings: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Per retrieval setting, the evidence recall of every item with evidence (``recalls``, in item order) and its
-    summaries. ``only``: sample ids (``EPISODE:ITEM``) to keep, e.g. the items of some logs.
+    summaries. ``only``: sample ids (``EPISODE:ITEM``) to keep, e.g. the items of some logs; ``settings``: the
+    retrieval settings to measure (default: every one).
 
     Each item's retrieved posts are cached on disk (``retrieval.cache_dir()/recall``), keyed by the episode's
     content, the stem, the setting and the embedder, so a report over the same items pays nothing a second time."""
     _, _, threads, checked = load_pack(items, episodes)
     loaded = [i for i in checked if i.evidence and (only is None or f"{i.episode_id}:{i.id}" in only)]
-    settings = [w for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware)]
-    settings = [w for w in settings if not w.name.startswith("rag-")]  # RAG shows the same posts as its retriever
+    retrievers = [w for w in WORKFLOWS.values() if isinstance(w, Retrieval | StructureAware)]
+    retrievers = [w for w in retrievers if not w.name.startswith("rag-")]  # RAG shows the same posts as its retriever
+    retrievers = [w for w in retrievers if settings is None or w.name in settings]
     cache = _RecallCache(embedder)
     out = []
-    for setting in settings:
+    for setting in retrievers:
         dense = "embedder" in setting.needs
         recalls, shown = [], []
         for item in loaded:

@@ -26,6 +26,7 @@ from ...shared.answers import shuffle_options
 from ...shared.budgets import answer_budget, known_context, reasons
 from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
 from ...shared.embeddings import load_embedder
+from ...shared.memory import Collector
 from ...shared.metrics import OVERLENGTH
 from ...shared.runs import INPUTS, file_digest, input_record, version
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
@@ -178,7 +179,10 @@ def prepare(
     """Build the prompt at solve time: the workflow selects the posts to show (possibly retrieving or asking the
     model), may add model-written context, and renders the question. What it chose is recorded."""
 
+    collector = Collector()  # the finished samples' prompts freed between samples (`shared.memory`)
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        collector.maybe_collect()
         thread = episodes[state.metadata["episode_id"]]
         question = question_of(state)
         model = get_model()
