@@ -211,3 +211,43 @@ def test_the_verifier_sees_only_the_model_facing_input() -> None:
         text = html.unescape(re.sub(r"<[^>]+>", "", item.html))  # post ids in the stem are links now
         assert row["stem"][:60] in text
     assert not any("evidence" in q.name for q in design.questions)
+
+
+def test_lint_builds_each_episodes_index_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lint's per-episode work (the quote index, the idf) is done once per episode, not once per item (issue 40:
+    80 idf builds for 5 episodes), and gives the same findings as the per-item checks."""
+    from socialbench.shared import itemlint
+
+    built: list[int] = []
+    idf: list[int] = []
+    original_init, original_idf = itemlint.EpisodeIndex.__init__, itemlint.episode_idf
+
+    def counting_init(self: Any, posts: Any, *args: Any) -> None:
+        built.append(len(posts))
+        original_init(self, posts, *args)
+
+    def counting_idf(posts: Any) -> Any:
+        idf.append(len(posts))
+        return original_idf(posts)
+
+    monkeypatch.setattr(itemlint.EpisodeIndex, "__init__", counting_init)
+    monkeypatch.setattr(itemlint, "episode_idf", counting_idf)
+    report = lint_items()
+    _, _, threads, items = load_pack()
+    episodes = {i.episode_id for i in items}
+    assert report.items == len(items) == 36 and len(built) == len(idf) == len(episodes) == 9
+    monkeypatch.undo()
+    # the index answers as the direct checks do: every finding of the shipped pack again, per item from scratch
+    from socialbench.benchmarks.longsocial.lint import candidate
+
+    direct = [f for i in items for f in itemlint.locator_findings(candidate(i, threads[i.episode_id]))]
+    indexed = [f for f in report.findings if f.check in ("username", "exact quote")]
+    assert sorted(map(str, direct)) == sorted(map(str, indexed))
+    # and it finds what it is there to find: a participant's name and an 8-word quote of a post, in one stem
+    item = items[0]
+    thread = threads[item.episode_id]
+    post = next(n for n in thread.traverse("thread") if len(itemlint.words(n.text)) >= 12 and n.author)
+    quote = " ".join(itemlint.words(post.text)[2:11])
+    bad = item.model_copy(update={"stem": f"What did {post.author} mean by '{quote}'? {item.stem}"})
+    checks = {f.check: f.message for f in itemlint.locator_findings(candidate(bad, thread))}
+    assert set(checks) == {"username", "exact quote"} and post.author in checks["username"]

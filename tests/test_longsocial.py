@@ -261,6 +261,17 @@ def test_overlength_items_are_skipped_or_truncated(tmp_path: Path) -> None:
         assert 1 <= info["kept_posts"] < info["total_posts"]
         assert f"{info['kept_posts']} posts shown of {info['total_posts']}" in s.messages[0].text
         assert s.scores["choice_letter"].metadata["status"] == "answered"  # type: ignore[index,union-attr]
+    # the summary counts them and the share of their posts kept: never a full-discussion result in disguise
+    kept = sum(s.metadata["truncated"]["kept_posts"] for s in truncated)
+    total = sum(s.metadata["truncated"]["total_posts"] for s in truncated)
+    line = group_line(score_rows(log))
+    assert line["truncated"] == len(truncated) and line["posts_kept"] == pytest.approx(kept / total)
+    console = Console(width=200, record=True)
+    summarize(log, console)
+    text = console.export_text()
+    share = f"{100 * kept / total:.1f}%"
+    assert f"Truncated: truncated {len(truncated)} of {len(samples)} asked, {share} of their posts kept" in text
+    assert re.search(rf"All items\s*│.*│\s*0\s*│\s*{len(truncated)}\s*│", text), text
 
 
 # ---- resume after an interruption --------------------------------------------------------------------------

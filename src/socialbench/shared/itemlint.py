@@ -160,14 +160,19 @@ def hint_findings(c: Candidate, idf: Mapping[str, float], rare: float) -> list[F
 
 class EpisodeIndex:
     """What the checks look up in an episode, built once per episode: the posts' 8-word quotes (gram -> post ids),
-    the idf of its words and the participants. Lint over many items of one episode builds it once."""
+    the idf of its words and the participants. Lint over many items of one episode builds it once. ``wanted``: the
+    8-grams of the texts that will be looked up (the episode's items); only those are kept, since every 8-gram of a
+    ~100K-token discussion is millions of tuples (lint at the paper's scale held 2.4 GB of them)."""
 
-    def __init__(self, posts: Mapping[str, str], authors: Sequence[str]) -> None:
+    def __init__(
+        self, posts: Mapping[str, str], authors: Sequence[str], wanted: set[tuple[str, ...]] | None = None
+    ) -> None:
         self.posts = posts
         self.authors = sorted({a for a in authors if len(a) >= 4})
         self.quotes: dict[tuple[str, ...], set[str]] = {}
         for pid, post in posts.items():
-            for gram in ngrams(post, QUOTE_WORDS):
+            grams = ngrams(post, QUOTE_WORDS)
+            for gram in grams if wanted is None else grams & wanted:
                 self.quotes.setdefault(gram, set()).add(pid)
         self._idf: tuple[dict[str, float], float] | None = None
 
@@ -192,7 +197,7 @@ class EpisodeIndex:
 def locator_findings(c: Candidate, index: EpisodeIndex | None = None) -> list[Finding]:
     index = index or EpisodeIndex(c.posts, c.authors)
     found = []
-    for where, text in [("the stem", c.stem)] + [(f"option {'ABCD'[i]}", o) for i, o in enumerate(c.options)]:
+    for where, text in zip(["the stem", *(f"option {x}" for x in "ABCD")], _texts(c), strict=False):
         names = index.names_in(text)
         if names:
             found.append(
@@ -314,17 +319,26 @@ class LintReport:
 def lint_candidates(candidates: Sequence[Candidate], hints: bool = True) -> tuple[list[Finding], list[dict[str, Any]]]:
     """The checks every multiple-choice item gets, and the file's surface heuristics. ``hints``: the hint-vocabulary
     check, which needs an episode of many posts for its idf (LongSocialBench; not PerSo's post and reply)."""
-    findings: list[Finding] = []
-    indexes: dict[Any, EpisodeIndex] = {}
-    for c in candidates:
-        key = c.episode or id(c.posts)  # items without an episode key: one index per posts mapping
-        if key not in indexes:
-            indexes[key] = EpisodeIndex(c.posts, c.authors)
-        index = indexes[key]
-        findings += option_findings(c) + locator_findings(c, index)
-        if hints:
-            findings += hint_findings(c, *index.idf)
+    groups: dict[Any, list[int]] = {}
+    for n, c in enumerate(candidates):  # items without an episode key: one group per posts mapping
+        groups.setdefault(c.episode or id(c.posts), []).append(n)
+    per_item: dict[int, list[Finding]] = {}
+    for members in groups.values():  # one episode at a time: its index is dropped before the next is built
+        first = candidates[members[0]]
+        wanted = {g for n in members for text in _texts(candidates[n]) for g in ngrams(text, QUOTE_WORDS)}
+        index = EpisodeIndex(first.posts, first.authors, wanted)
+        for n in members:
+            c = candidates[n]
+            per_item[n] = option_findings(c) + locator_findings(c, index)
+            if hints:
+                per_item[n] += hint_findings(c, *index.idf)
+    findings = [f for n in range(len(candidates)) for f in per_item[n]]
     return findings, heuristic_rows(candidates)
+
+
+def _texts(c: Candidate) -> list[str]:
+    """The texts a model sees of an item: where a name or a quote must not be."""
+    return [c.stem, *c.options]
 
 
 def print_lint(console: Console, report: LintReport) -> None:

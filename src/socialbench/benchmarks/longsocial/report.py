@@ -372,7 +372,7 @@ def table3(runs: list[Run]) -> list[dict[str, Any]]:
         values = [v for v in per.values() if v is not None]
         row: dict[str, Any] = {
             "model": run.model,
-            "setting": "Baseline (Full)" if run.workflow == "full" else "CoT",
+            "setting": ("Baseline (Full)" if run.workflow == "full" else "CoT") + run.label.removeprefix(run.workflow),
             **per,
             "avg": statistics.fmean(values) if len(values) == len(CAPABILITIES) else None,
         }
@@ -745,7 +745,7 @@ def table20(
             cutoff = getattr(info, "knowledge_cutoff_date", None)
             source = "inspect model data"
         row: dict[str, Any] = {
-            "model": run.model,
+            "model": run.model + run.label.removeprefix(run.workflow),  # [truncated k/n] when it was
             "tier": (tiers or {}).get(run.model_name),
             "cutoff": None,
             "source": None,
