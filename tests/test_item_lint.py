@@ -226,9 +226,9 @@ def test_lint_builds_each_episodes_index_once(monkeypatch: pytest.MonkeyPatch) -
         built.append(len(posts))
         original_init(self, posts, *args)
 
-    def counting_idf(posts: Any) -> Any:
+    def counting_idf(posts: Any, *args: Any) -> Any:
         idf.append(len(posts))
-        return original_idf(posts)
+        return original_idf(posts, *args)
 
     monkeypatch.setattr(itemlint.EpisodeIndex, "__init__", counting_init)
     monkeypatch.setattr(itemlint, "episode_idf", counting_idf)

@@ -296,6 +296,11 @@ class Thread(BaseModel):
         return depths
 
     @cached_property
+    def short_ids(self) -> dict[str, str]:
+        """Node id -> short id ``c<position in thread order>``, as models see it (computed once; do not modify)."""
+        return {node.id: f"c{i}" for i, node in enumerate(self._thread_order)}
+
+    @cached_property
     def _thread_order(self) -> list[Node]:
         out: list[Node] = []
         stack = [self._index[self.root_id]]

@@ -25,8 +25,9 @@ Authors = Literal["show", "hide"]
 
 
 def short_ids(thread: Thread) -> dict[str, str]:
-    """Original node id -> short id (``c<position in thread order>``)."""
-    return {node.id: f"c{i}" for i, node in enumerate(thread.traverse("thread"))}
+    """Original node id -> short id (``c<position in thread order>``); the thread's own cached mapping (read it,
+    never modify it)."""
+    return thread.short_ids
 
 
 def _stamp(node: Node) -> str:

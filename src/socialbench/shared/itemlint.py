@@ -54,7 +54,10 @@ def content_words(text: str) -> set[str]:
 
 
 def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
-    tokens = words(text)
+    return _grams(words(text), n)
+
+
+def _grams(tokens: list[str], n: int) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 
 
@@ -170,8 +173,9 @@ class EpisodeIndex:
         self.posts = posts
         self.authors = sorted({a for a in authors if len(a) >= 4})
         self.quotes: dict[tuple[str, ...], set[str]] = {}
-        for pid, post in posts.items():
-            grams = ngrams(post, QUOTE_WORDS)
+        self._tokens = {pid: words(post) for pid, post in posts.items()}  # tokenized once: quotes and idf
+        for pid, tokens in self._tokens.items():
+            grams = _grams(tokens, QUOTE_WORDS)
             for gram in grams if wanted is None else grams & wanted:
                 self.quotes.setdefault(gram, set()).add(pid)
         self._idf: tuple[dict[str, float], float] | None = None
@@ -179,7 +183,7 @@ class EpisodeIndex:
     @property
     def idf(self) -> tuple[dict[str, float], float]:
         if self._idf is None:
-            self._idf = episode_idf(list(self.posts.values()))
+            self._idf = episode_idf(list(self.posts.values()), list(self._tokens.values()))
         return self._idf
 
     def names_in(self, text: str) -> list[str]:
@@ -225,17 +229,22 @@ def locator_findings(c: Candidate, index: EpisodeIndex | None = None) -> list[Fi
     return found
 
 
-def episode_idf(posts: Sequence[str]) -> tuple[dict[str, float], float]:
-    """idf of each word over the episode's posts (scikit-learn's TF-IDF), and the rare threshold (top quarter)."""
+def episode_idf(posts: Sequence[str], tokens: Sequence[list[str]] | None = None) -> tuple[dict[str, float], float]:
+    """idf of each word over the episode's posts (scikit-learn's TF-IDF), and the rare threshold (top quarter).
+    ``tokens``: the posts already split into `words` (the vectorizer then does not split them again)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    texts = [p for p in posts if words(p)]
-    if len(texts) < 2:
+    docs = [t for t in (tokens if tokens is not None else [words(p) for p in posts]) if t]
+    if len(docs) < 2:
         return {}, float("inf")
-    vectorizer = TfidfVectorizer(token_pattern=_WORD.pattern, lowercase=True)
-    vectorizer.fit(texts)
+    vectorizer = TfidfVectorizer(analyzer=_given, lowercase=False)
+    vectorizer.fit(docs)
     idf = dict(zip(vectorizer.get_feature_names_out(), vectorizer.idf_, strict=True))
     return idf, float(statistics.quantiles(idf.values(), n=4)[2]) if len(idf) >= 4 else float("inf")
+
+
+def _given(tokens: list[str]) -> list[str]:
+    return tokens
 
 
 def _credit(scores: Sequence[float], gold: int) -> float:
