@@ -342,3 +342,24 @@ def test_run_set_labels_are_unique_and_reruns_choose_the_complete_log(longsocial
     chosen = run_set(list(longsocial_folder.values()))
     labels = [r.label_without(("workflow",)) + r.fields["workflow"].value for r in chosen.runs]
     assert len(labels) == len(set(labels)) == len(chosen.runs) == 7
+
+
+def test_every_report_option_reaches_the_html_and_csv(longsocial_folder: dict[str, str], tmp_path: Path) -> None:
+    """-R tiers and -R cutoffs change Tables 16 and 20 in the terminal, and the same in the HTML and the CSV."""
+    folder = Path(longsocial_folder["full"]).parent
+    tiers, cutoffs = tmp_path / "tiers.json", tmp_path / "cutoffs.json"
+    tiers.write_text(json.dumps({"mockllm/model": "small"}))
+    cutoffs.write_text(json.dumps({"mockllm/model": "2015-01-01"}))
+    options = ["-R", f"tiers={tiers}", "-R", f"cutoffs={cutoffs}"]
+    data = json.loads(_report("longsocial", folder, "--json", *options).stdout)
+    assert data["table16"]["cohorts"]["small"]["models"]  # every column of the model is in the cohort
+    rows20 = {r["model"]: r for r in data["table20"]}
+    assert rows20["mockllm/model"]["cutoff"] == "2015-01-01" and rows20["mockllm/model"]["tier"] == "small"
+    out = tmp_path / "out"
+    terminal = _report("longsocial", folder, *options, "--html", out / "r.html", "--tables", out / "t").stdout
+    t20 = list(csv.DictReader((out / "t" / "longsocial-table20.csv").open()))
+    assert {r["cutoff"] for r in t20} == {"2015-01-01"} and {r["tier"] for r in t20} == {"small"}
+    t16 = [r["what"] for r in csv.DictReader((out / "t" / "longsocial-table16.csv").open())]
+    assert any(w.startswith("tier small") for w in t16)
+    html = (out / "r.html").read_text()
+    assert "2015-01-01" in terminal and "2015-01-01" in html and "tier small" in html
