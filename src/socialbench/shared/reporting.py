@@ -72,9 +72,11 @@ class Table:
         for row in self.rows:
             line: list[Any] = []
             for value, is_wide in zip(row, wide, strict=True):
-                if is_wide:
-                    est = value if isinstance(value, Estimate) else Estimate(None)
-                    line += [None if est.missing else est.value, est.low, est.high, est.n or None]
+                if is_wide and isinstance(value, Estimate):
+                    line += [None if value.missing else value.value, value.low, value.high, value.n or None]
+                elif is_wide:  # a plain number in a column of estimates is its value, without an interval
+                    number = isinstance(value, int | float) and not isinstance(value, bool)
+                    line += [value if number else None, None, None, None]
                 else:
                     line.append(value)
             out.append(["" if format_value(v) == MISSING else _csv_value(v) for v in line])

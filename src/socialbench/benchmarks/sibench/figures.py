@@ -343,7 +343,7 @@ def document(
         _ablation_section(rows, compare_paper),
         _style_section(rows),
         _wins_section(rows),
-        _similarity_section(logs, embedder),
+        _similarity_section(logs, embedder) if similarity else None,
     ):
         if extra is not None:
             sections.append(extra)
