@@ -46,10 +46,10 @@ OPERATIONAL = frozenset(
         "cache_prompt",
         "cache",
         "extra_headers",
-        "extra_body",
     }
 )
-"""Generate-config keys that change how requests are sent, not what a model answers."""
+"""Generate-config keys that change how requests are sent, not what a model answers (``extra_body`` is not one of
+them: vLLM's ``chat_template_kwargs`` turns a Qwen3's thinking on and off through it)."""
 SECRET = ("key", "token", "secret", "password")
 INPUTS = "inputs"
 """Task metadata key: ``{argument: {"path": resolved path, "sha256": digest}}`` of the input files a task read."""
@@ -125,7 +125,6 @@ class RunInfo:
     done: int | None
     fields: dict[str, Field]
     key: str
-    tags: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     """The input files the log names (resolved paths): a report never writes over them."""
     label: str = ""
@@ -290,7 +289,6 @@ def run_info(path: str) -> RunInfo:
             done=done,
             fields=fields,
             key=key,
-            tags=list(header.eval.tags or []),
             inputs=_input_paths(header.eval.metadata or {}),
         )
     info = _HEADERS[cache_key]
