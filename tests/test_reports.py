@@ -446,7 +446,9 @@ def test_report_stdout_is_only_the_report(reports: dict[str, Path]) -> None:
 def test_a_plain_number_in_a_column_of_estimates_is_written_to_the_csv(tmp_path: Path) -> None:
     """The paper table mixes intervals and single numbers (72.4 for the human readers): the CSV keeps both."""
     table = Table("mixed", "m", ["what", "%"], [["a", Estimate(44.7, 43.0, 46.5)], ["b", 72.4], ["c", None]])
-    doc = Document("x", "X", {"socialbench": "0", "generated": "now", "models": [], "runs": []}, [Section("s", [table])])
+    doc = Document(
+        "x", "X", {"socialbench": "0", "generated": "now", "models": [], "runs": []}, [Section("s", [table])]
+    )
     write_tables(doc, tmp_path)
     rows = list(csv.reader((tmp_path / "mixed.csv").open()))
     assert rows[1][:4] == ["a", "44.7", "43.0", "46.5"] and rows[2][:2] == ["b", "72.4"] and rows[3][1] == ""

@@ -100,6 +100,7 @@ def longsocial_folder(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str
     run("thinking", "C", reasoning_effort="high")
     run("truncated", "A", overlength="truncate", max_context=12000)
     run("cot", "A", workflow="cot")
+    run("thinking_cot", "A", workflow="cot", reasoning_effort="high")  # against the thinking Full, which says C
     run("doomed", "A", workflow="question-only")
     logs["killed"] = _killed(logs.pop("doomed"))
     return logs
@@ -110,7 +111,7 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     folder = Path(logs["full"]).parent
     data = json.loads(_report("longsocial", folder, "--json").stdout)
     columns = {Path(r["log"]).name: r["model"] for r in data["runs"]}
-    assert len(data["runs"]) == 7  # first (a rerun of full) and killed are left out
+    assert len(data["runs"]) == 8  # first (a rerun of full) and killed are left out
     named = {k: columns[Path(v).name] for k, v in logs.items() if Path(v).name in columns}
     assert named == {
         "full": "mockllm/model",
@@ -119,6 +120,7 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
         "seed1": "mockllm/model · seed=1",
         "grader": "mockllm/model · grader=mockllm/model",
         "thinking": "mockllm/model · reasoning_effort=high",
+        "thinking_cot": "mockllm/model · reasoning_effort=high",
         "truncated": "mockllm/model · max_context=12000 · overlength=truncate",
     }
     left = {Path(x["log"]).name: x["reason"] for x in data["left_out"]}
@@ -137,10 +139,15 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     # CoT is paired with the Full run of its own column only: the same answers, so exactly 0 over all 36 items
     cot = cells[("cot", "mockllm/model")]
     assert cot["delta_vs_full"]["n"] == 36 and cot["delta_vs_full"]["delta"] == 0.0
-    lifts = data["reasoning_lifts"]
-    assert [(x["model"], x["n"], x["delta"]) for x in lifts] == [("mockllm/model", 36, 0.0)]
+    lifts = {x["model"]: (x["n"], x["delta"]) for x in data["reasoning_lifts"]}
+    thinking = "mockllm/model · reasoning_effort=high"  # its CoT says A where its Full said C
+    assert lifts == {"mockllm/model": (36, 0.0), thinking: (36, pytest.approx(_share("A", 0) - _share("C", 0)))}
     cot_family = next(f for f in data["families"] if f["family"] == "Chain-of-thought")
-    assert cot_family["delta_vs_full"] == 0.0 and cot_family["delta_models"] == 1
+    assert cot_family["delta_models"] == 2  # the two columns with both a CoT and a Full run, and only those
+    full_of = {c["model"]: c["accuracy"] for c in data["grid"] if c["workflow"] == "full"}
+    cot_of = {c["model"]: c["accuracy"] for c in data["grid"] if c["workflow"] == "cot"}
+    expected = sum(cot_of.values()) / 2 - sum(full_of[m] for m in cot_of) / 2
+    assert cot_family["delta_vs_full"] == pytest.approx(expected)
     # the truncated run: counted, and its setting says so wherever it is named
     cut = next(c for c in data["grid"] if c["model"].endswith("overlength=truncate"))
     assert cut["truncated"] > 0 and 0 < cut["posts_kept"] < 1
@@ -170,9 +177,8 @@ def test_a_report_never_rereads_a_changed_episodes_file(longsocial_folder: dict[
 
     episodes = tmp_path / "episodes.jsonl"
     episodes.write_bytes((sample_pack() / "episodes.jsonl").read_bytes())
-    (log,) = eval(
-        longsocial(episodes=str(episodes)), model=_constant("A"), limit=4, log_dir=str(tmp_path), display="none"
-    )
+    task = longsocial(episodes=str(episodes), workflow="bm25-k20")  # a retrieval run: Table 18 re-reads the files
+    (log,) = eval(task, model=_constant("A"), limit=4, log_dir=str(tmp_path), display="none")
     before = analyses([str(log.location)])["length_vs_accuracy"]
     episodes.write_text(episodes.read_text().replace('"text": "', '"text": "padding padding padding ', 50))
     assert analyses([str(log.location)])["length_vs_accuracy"] == before
@@ -341,7 +347,7 @@ def test_perso_thinking_delta_pairs_only_runs_that_differ_in_reasoning(tmp_path:
 def test_run_set_labels_are_unique_and_reruns_choose_the_complete_log(longsocial_folder: dict[str, str]) -> None:
     chosen = run_set(list(longsocial_folder.values()))
     labels = [r.label_without(("workflow",)) + r.fields["workflow"].value for r in chosen.runs]
-    assert len(labels) == len(set(labels)) == len(chosen.runs) == 7
+    assert len(labels) == len(set(labels)) == len(chosen.runs) == 8
 
 
 def test_every_report_option_reaches_the_html_and_csv(longsocial_folder: dict[str, str], tmp_path: Path) -> None:
@@ -363,3 +369,21 @@ def test_every_report_option_reaches_the_html_and_csv(longsocial_folder: dict[st
     assert any(w.startswith("tier small") for w in t16)
     html = (out / "r.html").read_text()
     assert "2015-01-01" in terminal and "2015-01-01" in html and "tier small" in html
+
+
+def test_a_report_gives_the_same_numbers_in_every_process(longsocial_folder: dict[str, str]) -> None:
+    """Seeded bootstraps over paired items see the items in one order, whatever the process's string hashing (the
+    paired CIs used to follow a set's order and changed between two runs of the same report)."""
+    import os
+
+    folder = Path(longsocial_folder["full"]).parent
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [SOCIALBENCH, "report", "longsocial", str(folder), "--json"], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1]
+    assert any(c["delta_vs_full"] and c["delta_vs_full"]["ci95"][0] < 0 for c in outputs[0]["grid"])

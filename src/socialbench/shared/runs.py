@@ -379,12 +379,14 @@ item's ~80K-token discussion) and stay on disk."""
 def light_log(path: str | Path) -> Any:
     """A log with its samples' scores and metadata only (`LIGHT_EXCLUDE` left unread), samples read one at a time."""
     from inspect_ai.log import read_eval_log_samples
+    from inspect_ai.log._log import sort_samples
 
     header = read_log(path, header_only=True)
     if not str(path).endswith(".eval"):  # .json logs cannot skip fields
         return read_log(path)
     try:
         samples = list(read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=set(LIGHT_EXCLUDE)))
+        sort_samples(samples)  # the order `read_eval_log` gives: seeded bootstraps see the same sequence
     except (ValueError, OSError, KeyError, EOFError) as exc:
         from ..core.errors import InputError
 

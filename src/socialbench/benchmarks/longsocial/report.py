@@ -16,7 +16,8 @@ import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import EvalLog
@@ -288,7 +289,8 @@ def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
         }
 
     left, right = scored(a), scored(b)
-    diffs = [left[i] - right[i] for i in left.keys() & right.keys()]
+    # sorted: a set's order changes with the process's string hashing, and a seeded bootstrap with it
+    diffs = [left[i] - right[i] for i in sorted(left.keys() & right.keys())]
     if not diffs:
         return {"n": 0, "delta": None, "ci95": None}
     low, high = bootstrap_ci(diffs)
@@ -438,22 +440,43 @@ def by_group(runs: list[Run], key: str) -> list[dict[str, Any]]:
 
 
 def _episode_tokens(run: Run) -> dict[str, int] | None:
-    """Episode lengths as the run recorded them (cl100k tokens of the complete rendering); None for a log that
-    recorded none (written before socialbench recorded them): its episodes file is not re-read, since it may have
-    changed since the run."""
-    if not run.stats:
+    """Episode lengths as the run recorded them (cl100k tokens of the complete rendering), or for a log written
+    before socialbench recorded them, counted from the episodes file it names (`unmeasured` says so); None when
+    that file is gone."""
+    stats = run.stats or _older_stats(run.episodes)
+    if not stats:
         return None
-    return {eid: int(s["tokens"]) for eid, s in run.stats.items() if s.get("tokens") is not None}
+    return {eid: int(s["tokens"]) for eid, s in stats.items() if s.get("tokens") is not None}
+
+
+@cache
+def _older_stats(path: str | None) -> dict[str, dict[str, Any]] | None:
+    """What a current run records of its episodes, for an older log, from the episodes file it names."""
+    from .task import episode_pack, episode_stats
+
+    if not path or not Path(path).exists():
+        return None
+    pack = episode_pack(path)
+    return episode_stats(pack, list(pack))
 
 
 def unmeasured(runs: list[Run]) -> list[str]:
-    """Runs left out of Fig. 9 and Table 20 because their logs recorded no episode lengths and dates."""
-    return [
-        f"{r.model} / {r.label}: its log records no episode lengths or dates (an older socialbench); left out of "
-        "Fig. 9 and Table 20 (rerun it to include it)"
-        for r in runs
-        if not r.stats
-    ]
+    """What Fig. 9 and Table 20 could not take from the logs themselves (logs of an older socialbench)."""
+    notes = []
+    for r in runs:
+        if r.stats:
+            continue
+        if _older_stats(r.episodes):
+            notes.append(
+                f"{r.model} / {r.label}: its log records no episode lengths or dates (an older socialbench); Fig. 9 "
+                f"and Table 20 read them from {r.episodes}, which cannot be checked against the run"
+            )
+        else:
+            notes.append(
+                f"{r.model} / {r.label}: its log records no episode lengths or dates and {r.episodes} is gone; left "
+                "out of Fig. 9 and Table 20"
+            )
+    return notes
 
 
 def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
@@ -732,7 +755,7 @@ def table20(
 
     out = []
     for run in runs:
-        if run.workflow != "full" or not run.stats:
+        if run.workflow != "full" or not (run.stats or _older_stats(run.episodes)):
             continue
         given = (cutoffs or {}).get(run.model_name)
         source = "given"
