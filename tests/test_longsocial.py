@@ -79,6 +79,15 @@ LETTER_READINGS = [
     ("B) It refutes the parent.", "B"),
     ("C. The reply concedes.", "C"),
     ("(D) because the OP changes the topic", "D"),
+    # what reasoning and chat models write (issue 35)
+    ("Final answer: \\boxed{C}", "C"),
+    ("The replies mostly concede, so $\\boxed{B}$.", "B"),
+    ("<answer>C</answer>", "C"),
+    ("Reading c3 and c7 closely... <answer>(D)</answer>", "D"),
+    ("I would choose D.", "D"),
+    ("I'll go with B", "B"),
+    ("<think>Option A looks tempting, but c4 rebuts it. Answer: A?</think>\nAnswer: C", "C"),
+    ("<think>The answer is B.</think>", None),
     # no answer: English words, two letters, letters outside the options, prose
     ("The answer is a bit unclear.", None),
     ("The answer is a matter of interpretation.", None),

@@ -271,6 +271,19 @@ def test_tasks_show_the_post_without_edits() -> None:
         ("Response 1: **2**\nResponse 2: **4**", (2, 4), None),
         ("Rating for Response 1: 1\nRating for Response 2: 4", (1, 4), None),
         ("Response 1 beats Response 2.", None, "no rating for Response 1"),
+        # explanations that mention numbers and response names are not ratings (issue 35)
+        ("Response 1: 3\nResponse 2: 4\nResponse 2 makes 2 concrete points the OP can check.", (3, 4), None),
+        ("Response 1: 1\nResponse 2: 4\n\nResponse 1 repeats 3 claims; Response 2 cites 2 studies.", (1, 4), None),
+        ("Response 1 - 2\nResponse 2 - 3", (2, 3), None),
+        ("Response 1 = 4, Response 2 = 1. Response 1 answers all 3 of the OP's points.", (4, 1), None),
+        ("Response 1 gets 2\nResponse 2 gets 4 because it concedes 1 point", (2, 4), None),
+        ("Response 1 score: 3\nResponse 2 score: 1", (3, 1), None),
+        ("Response 1: 2/4. Response 2: 4/4.", (2, 4), None),
+        ("Response 1 is rated 4\nResponse 2 is rated 2", (4, 2), None),
+        ("Response 2 makes 2 points and Response 1 makes 3.", None, "no rating for Response 1"),
+        ("Response 1 (the longer one) - 1\nResponse 2 (the shorter one) - 3", (1, 3), None),
+        ("Response 1: 3\nResponse 2: 2\nOn reflection:\nResponse 1: 2\nResponse 2: 4", (2, 4), None),
+        ("Response 1 mentions 4 studies.\nResponse 2 mentions 1.", None, "no rating for Response 1"),
     ],
 )
 def test_parse_ratings(text: str, ratings: tuple[int, int] | None, problem: str | None) -> None:

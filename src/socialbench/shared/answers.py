@@ -14,7 +14,8 @@ from inspect_ai.model import Logprob, ModelOutput, TopLogprob
 # inspect's `answer()` scorer reads one fixed template ("ANSWER: X"); real outputs come in the shapes below.
 _LONE = re.compile(r"^[\s*_`(\[]*([A-Da-d])[\s*_`)\].:]*$")  # the whole answer: "B", "(b)", "**B**", "B."
 _STATED = re.compile(
-    r"(?i)\b(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|my\s+choice|i\s+(?:choose|pick|select))"
+    r"(?i)\b(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|my\s+choice"
+    r"|i(?:\s+would|\s+will|'d|'ll)?\s+(?:choose|pick|select|go\s+with))"
     r"[*_`]*\s*(?:is|would\s+be)?\s*[:：=\-]?[*_`]*\s*(?:option\s*|choice\s*|letter\s*)?[*_`(\[]*"
     r"(?P<letter>[A-Da-d])(?![A-Za-z0-9'])(?P<close>[*_`)\]]*)(?P<rest>[^\n]*)"
 )
@@ -22,6 +23,10 @@ _OPTION_IS = re.compile(r"\boption\s+\(?([A-D])\)?\s+is\s+(?:the\s+)?(?:correct|
 _LINE = re.compile(r"(?m)^[ \t*_`(\[]*([A-D])[ \t*_`)\].:]*$")  # a line that is only a capital letter
 _PAREN = re.compile(r"\(([A-D])\)")
 _LEADING = re.compile(r"^[\s*_`(\[]*([A-D])[)\].:](?:\s|$)")  # "B) because ...", "(B) ...", "C. The ..."
+_TAGGED = re.compile(r"\\boxed\{\s*(?:\\text\{)?\s*([A-Da-d])\s*\}|<answer>\s*\(?([A-Da-d])\)?\s*</answer>")
+"""``\\boxed{C}`` (maths-trained models) and ``<answer>C</answer>`` (tagged answers): explicit wherever they stand."""
+_THINKING = re.compile(r"(?is)^\s*<think>.*?</think>|<think>.*?</think>")
+"""A reasoning block some servers return inline (Qwen3 / DeepSeek-R1 style on vLLM): letters in it are not answers."""
 _SECOND = re.compile(r"^\s*(?:or|and|/|,|&)\s*(?:option\s*)?[*_`(\[]*[A-Da-d](?![A-Za-z0-9])", re.I)
 
 
@@ -45,10 +50,14 @@ def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> 
     """The answer letter, or None when the text does not state one unambiguously: a whole answer that is one
     letter, answer statements (the last one wins: models restate after reasoning), "option X is correct", a line
     that is only a capital letter (the last one), one parenthesised capital "(X)", or a capital "X." / "X)" that
-    opens the answer. Shared by every benchmark that reads letters."""
-    stripped = text.strip()
+    opens the answer; before all of these, ``\\boxed{X}`` and ``<answer>X</answer>`` (the last one). A ``<think>``
+    block is removed first. Shared by every benchmark that reads letters."""
+    stripped = _THINKING.sub("", text).strip()
     if not stripped:
         return None
+    tagged = [str(a or b).upper() for a, b in _TAGGED.findall(stripped) if str(a or b).upper() in letters]
+    if tagged:
+        return tagged[-1]
     if (lone := _LONE.match(stripped)) and lone.group(1).upper() in letters:
         return lone.group(1).upper()
     if stated := _stated(stripped, letters):

@@ -31,10 +31,18 @@ AnswerMode = Literal["auto", "generate", "logprobs"]
 RATINGS = ("1", "2", "3", "4")
 VALID, INVALID, TIE = "valid", "invalid", "tie"
 RATINGS_KEY = "perso:ratings"
-# "Response 1: 4", "**Response 1:** 4", "Response 1 (more persuasive): 4", "Response 1 rating = 4/4": the first
-# number after "Response N" on its line, with no other "Response" in between (so "Response 1 beats Response 2"
-# reads no rating for Response 1). The last such rating in the text counts (a model may restate its answer).
-_RATING = {n: re.compile(rf"(?i)response\s*{n}(?!\d)(?:(?!response)[^\n\d]){{0,40}}?(\d+)") for n in (1, 2)}
+# A rating is read from a labelled rating only: "Response 1: 4", "**Response 1:** 4", "Response 1 (more
+# persuasive): 4", "Response 1 rating = 4/4", "Rating for Response 1: 4" -- "Response N", then only markup, one
+# parenthetical, the words rating / score / rated / gets / receives / is, and a separator before the number. A digit
+# in an explanation ("Response 2 makes 2 concrete points") is not a rating. The last rating of each response counts
+# (a model may restate its answer). A hand-written reader: the shapes are ours, no library parses them.
+_RATING = {
+    n: re.compile(
+        rf"(?i)response\s*{n}(?!\d)[*_`\s]*(?:\([^)\n]{{0,40}}\)[*_`\s]*)?"
+        r"(?:(?:rating|score|rated|gets|receives|is)[*_`\s]*)*[:=\-\u2013\u2014]?[*_`\s]*(\d+)(?![\d.,]\d)"
+    )
+    for n in (1, 2)
+}
 TIE_PROBLEM = "the two ratings must differ"
 
 
