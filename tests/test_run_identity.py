@@ -387,3 +387,20 @@ def test_a_report_gives_the_same_numbers_in_every_process(longsocial_folder: dic
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
     assert any(c["delta_vs_full"] and c["delta_vs_full"]["ci95"][0] < 0 for c in outputs[0]["grid"])
+
+
+def test_a_setting_that_fell_back_to_full_is_named_so_wherever_it_is_shown(tmp_path: Path) -> None:
+    """LLM-as-retriever with a model that names no post id shows the whole discussion on every item: the grid,
+    Table 13 and the CSV say so, and the setting is named as Full (issue 35 §2)."""
+    (log,) = eval(
+        longsocial(workflow="llm-retriever"), model=_constant("A"), limit=3, log_dir=str(tmp_path), display="none"
+    )
+    data = json.loads(_report("longsocial", log.location, "--json").stdout)
+    (cell,) = data["grid"]
+    assert cell["fallbacks"] == cell["asked"] == 3
+    assert cell["workflow"] == "full: llm-retriever [fell back to Full on 3/3]"
+    (row,) = data["table13"]
+    assert row["fell_back"] == {"LLM-r": "3/3"}
+    terminal, _, tables = _written(Path(log.location).parent, "longsocial")
+    assert "fell back to Full on 3/3" in terminal.replace("\n", " ")
+    assert tables["longsocial-grid"][0]["fell back to Full"] == "3"

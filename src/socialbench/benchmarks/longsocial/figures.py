@@ -74,6 +74,7 @@ def document(
             "unparsed",
             "truncated",
             "posts kept %",
+            "fell back to Full",
             "Δ Full (pp)",
             "paired items",
         ],
@@ -87,6 +88,7 @@ def document(
                 c["unparsed"],
                 c["truncated"],
                 _pct(c["posts_kept"]),
+                c["fallbacks"],
                 _delta_estimate(c["delta_vs_full"]) if c["delta_vs_full"] or not c["no_partner"] else "no partner",
                 (c["delta_vs_full"] or {}).get("n"),
             ]
@@ -302,7 +304,7 @@ def document(
             "longsocial-table13",
             "Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting, chosen after the fact "
             "(a diagnostic); C-mac of Full",
-            ["model", "Full", "CoT", "LLM-r", "Best†", "Best† setting", "C-mac", "truncated"],
+            ["model", "Full", "CoT", "LLM-r", "Best†", "Best† setting", "C-mac", "truncated", "fell back to Full"],
             [
                 [
                     r["model"],
@@ -313,6 +315,7 @@ def document(
                     r["best_setting"],
                     _pct(r["c_mac"]),
                     ", ".join(r["truncated"]) or None,
+                    ", ".join(f"{k} {v}" for k, v in (r.get("fell_back") or {}).items()) or None,
                 ]
                 for r in data["table13"]
             ],

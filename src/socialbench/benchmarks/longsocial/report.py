@@ -235,7 +235,11 @@ class Run:
         with truncated prompts says so (``full [truncated 12/36]``), so no truncated number passes for Full."""
         line = self.line
         cut = f" [truncated {line['truncated']}/{line['asked']}]" if line["truncated"] else ""
-        return self.workflow + dense_suffix(self.embedder) + cut
+        # a setting that selects posts but fell back to the whole discussion is Full on those items: said, and a
+        # run that did so on most items is named as Full
+        most = 2 * line["fallbacks"] > line["asked"]
+        fell = f" [fell back to Full on {line['fallbacks']}/{line['asked']}]" if line["fallbacks"] else ""
+        return ("full: " if most else "") + self.workflow + dense_suffix(self.embedder) + cut + fell
 
     @cached_property
     def line(self) -> dict[str, Any]:
@@ -400,6 +404,8 @@ def table13(runs: list[Run]) -> list[dict[str, Any]]:
             row[name] = run.line["accuracy"] if run else None
             if run and run.line["truncated"]:
                 row["truncated"].append(name)
+            if run and run.line["fallbacks"]:
+                row.setdefault("fell_back", {})[name] = f"{run.line['fallbacks']}/{run.line['asked']}"
         candidates = [
             (r.line["accuracy"], r.label) for r in mine if not r.diagnostic and r.line["accuracy"] is not None
         ]
@@ -953,10 +959,15 @@ def report(
         t13.add_column(col, justify="left" if col == "Model" else "right")
     for r in data["table13"]:
         best = "-" if r["best"] is None else f"{_pct(r['best'])} ({r['best_setting']})"
-        cut = r["truncated"]
+        cut, fell = r["truncated"], r.get("fell_back") or {}
         t13.add_row(
             r["model"],
-            *(_pct(r[name]) + (" (truncated)" if name in cut else "") for name in ("Full", "CoT", "LLM-r")),
+            *(
+                _pct(r[name])
+                + (" (truncated)" if name in cut else "")
+                + (f" † fell back to Full on {fell[name]}" if name in fell else "")
+                for name in ("Full", "CoT", "LLM-r")
+            ),
             best,
             _pct(r["c_mac"]) + (" (truncated)" if "Full" in cut else ""),
         )
