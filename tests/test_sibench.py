@@ -510,12 +510,17 @@ def test_an_ablation_is_compared_only_with_the_full_run_it_varies_from() -> None
         ("xxx", "template"),
         ("“xxx”", "template"),
         ("XXXX", "template"),
-        ("...", "template"),
         ("回复", "template"),
         ("   ", "empty"),
         ("用户: 我请你喝奶茶\n对方: 好呀", "copied_chat"),
+        ("今天好累啊，不想动了 那就休息一下吧", "copied_chat"),  # two turns of the chat, word for word
         ("我请你喝奶茶", None),
         ("嗯", None),
+        # real short replies, judged (SI-Bench's own chats send "……" as a message): issue 35
+        ("...", None),
+        ("……", None),
+        ("…", None),
+        ("今天好累啊，不想动了", None),  # repeats one turn: a poor reply, for the judge to score
     ],
 )
 def test_what_is_not_a_reply(reply: str, cause: str | None) -> None:
@@ -523,7 +528,6 @@ def test_what_is_not_a_reply(reply: str, cause: str | None) -> None:
 
     chat = "对方: 今天好累啊，不想动了\n用户: 那就休息一下吧"
     assert unreadable_reply(reply, chat) == cause
-    assert unreadable_reply("今天好累啊，不想动了", chat) == "copied_chat"  # the other party's turn, word for word
 
 
 def test_template_echoes_are_never_judged_and_identical_replies_tie_without_a_preference(tmp_path: Any) -> None:

@@ -103,6 +103,9 @@ def parse_answer(text: str, expected: list[str] | None = None) -> ParsedAnswer:
 
 PLACEHOLDERS = {"xxx", "...", "…", "……", "<reply>", "reply", "response", "回复", "回应"}
 """Values that only echo the answer template (Tables 7-8 write every field as “xxx”)."""
+ELLIPSES = {"...", "…", "……"}
+"""Template echoes in an analysis field, but real replies in a chat: SI-Bench's own dialogues send "……" and "…" as
+messages (issue 35), so a reply that is only an ellipsis is judged like any short reply."""
 _SPEAKER = re.compile(r"(?:^|\n)\s*(?:用户|对方|User|Other)\s*[:：]")
 
 
@@ -118,17 +121,18 @@ def placeholder(value: str) -> bool:
 
 def unreadable_reply(reply: str | None, chat: str) -> str | None:
     """Why a reply read from an answer is not a reply, or None: ``empty``, ``template`` (it echoes the template's
-    placeholder), ``copied_chat`` (it reproduces the transcript with its speaker labels, or repeats one of the
-    chat's turns of 6 or more characters word for word). Such replies are counted by cause and never judged."""
+    placeholder, "xxx" or the field's name; an ellipsis alone is a real reply), ``copied_chat`` (it reproduces the
+    transcript: speaker labels, or two or more of the chat's turns word for word). A reply that repeats one earlier
+    turn (a laugh, a "好的") is a reply, and is judged. Replies that are not are counted by cause, never judged."""
     if reply is None or not reply.strip():
         return "empty"
-    if placeholder(reply):
+    if placeholder(reply) and _normal(reply) not in ELLIPSES:
         return "template"
     if _SPEAKER.search(reply):
         return "copied_chat"
-    turns = {_normal(line.split(":", 1)[-1].split("：", 1)[-1]) for line in chat.splitlines() if line.strip()}
+    turns = [_normal(line.split(":", 1)[-1].split("：", 1)[-1]) for line in chat.splitlines() if line.strip()]
     normal = _normal(reply)
-    if len(normal) >= 6 and normal in turns:
+    if sum(1 for t in set(turns) if len(t) >= 2 and t in normal) >= 2 and len(normal) >= 6:
         return "copied_chat"
     return None
 
