@@ -12,7 +12,9 @@ RSS (the process and its children) and log size, at the full item count and at a
 - ``run full`` / ``run bm25-k20``: one setting;
 - ``grid``: full + bm25-k20 + question-only in one `socialbench run` (its memory against one setting's);
 - ``report cold`` / ``report warm``: `socialbench report longsocial --html --figures --tables` over the logs, with
-  an empty cache, then again.
+  an empty cache, then again;
+- ``logs`` (not in the default steps): the grid under four seeds (12 runs), and a cold report over the 3 runs of
+  one seed and over all 12 (the report's growth with the number of runs).
 
     python benchmarks/scale.py [--items 1462] [--episodes 94] [--quarter/--no-quarter] [--steps lint,run,grid,report]
 """
@@ -175,6 +177,26 @@ def steps(folder: Path, items: int, episodes: int, chosen: set[str]) -> dict[str
         for log in logs.glob("*.eval"):
             runs.mkdir(exist_ok=True)
             shutil.copy2(log, runs / log.name)
+    if "logs" in chosen:  # the report over 4x the runs: the same grid under three more seeds, each report cold
+        from inspect_ai.log import read_eval_log
+
+        grid = ["-T", "workflow=full", "-T", "workflow=bm25-k20", "-T", "workflow=question-only"]
+        seeds = folder / "seeds"
+        for seed in range(4):
+            command = [SOCIALBENCH, "run", "longsocial", *pack, *grid, "-T", f"seed={seed}", *mock]
+            measure([*command, "--log-dir", str(seeds)], env)
+        seeded = sorted(seeds.glob("*.eval"))
+        first = folder / "seed0"
+        first.mkdir()
+        for log in seeded:
+            if read_eval_log(str(log), header_only=True).eval.task_args.get("seed") == 0:
+                shutil.copy2(log, first / log.name)
+        for where in (first, seeds):
+            name = f"report {len(list(where.glob('*.eval')))} runs"
+            env["SOCIALBENCH_CACHE"] = str(folder / f"cache-{where.name}")
+            logged(
+                name, [SOCIALBENCH, "report", "longsocial", str(where), "--html", str(folder / f"{where.name}.html")]
+            )
     if "report" in chosen and runs.exists():
         report = [SOCIALBENCH, "report", "longsocial", str(runs)]
         for name in ("report cold", "report warm"):
