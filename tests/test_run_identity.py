@@ -293,6 +293,11 @@ def test_sibench_rows_never_pool_seeds_graders_or_limits(tmp_path: Path) -> None
     penalized = deltas[Path(logs["penalized"]).name]  # its full run would need penalize_length=true too
     assert penalized["baseline"] is None and penalized["delta"] is None
     assert "penalize_length=true" in penalized["model"]
+    assert [Path(x["log"]).name for x in data["left_out"]] == [Path(logs["killed"]).name]
+    # the 7 counted runs, not the killed log: one row per model billed (six graded by mockllm/model itself)
+    assert sorted(Path(u["log"]).name for u in data["usage"]) == sorted(
+        [Path(v).name for k, v in logs.items() if k != "killed"] + [Path(logs["grader"]).name]
+    )
 
     terminal, html, tables = _written(folder, "sibench")
     assert Path(logs["killed"]).name in terminal and "did not complete" in html

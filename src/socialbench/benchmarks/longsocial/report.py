@@ -876,7 +876,7 @@ def report(
             use inspect's model data.
     """
     data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
-    data["usage"] = usage_rows(logs)
+    data["usage"] = usage_rows([r.path for r in run_set(logs).runs])  # the counted runs, as in the terminal
     if as_json:
         console.file.write(dump_json(data) + "\n")
         return

@@ -186,7 +186,7 @@ def _cell(acc: dict[str, Any]) -> str:
 def report(logs: list[str], console: Console, as_json: bool = False) -> None:
     """PerSo tables from logs of `socialbench run perso` (several models and both tasks at once)."""
     data = collect(logs)
-    data["usage"] = usage_rows(logs)
+    data["usage"] = usage_rows([r.path for r in run_set(logs).runs])  # the counted runs, as in the terminal
     if as_json:
         console.file.write(dump_json(data) + "\n")
         return

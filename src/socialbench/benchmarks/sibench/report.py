@@ -12,6 +12,7 @@ from rich.table import Table
 from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
+from ...shared.runs import run_info, run_set
 from ...shared.statistics import percent as _pct
 from . import analysis
 from .judge import PROCESS_KEYS
@@ -181,12 +182,14 @@ def report(
             for r in process_reply_similarity(logs, embedder)
         ]
     tables["paper_human_reference"] = HUMAN_REFERENCE
-    tables["usage"] = usage_rows(logs)
+    chosen = run_set(logs)
+    tables["usage"] = usage_rows([r.path for r in chosen.runs])  # the counted runs, as in the terminal
+    tables["left_out"] = [x.as_dict() for x in chosen.left_out if run_info(x.path).task == "sibench"]
     if as_json:
         console.file.write(dump_json(tables) + "\n")
         return
     for name, data in tables.items():
-        if name == "paper_human_reference":
+        if name in ("paper_human_reference", "left_out"):  # the command prints the left-out logs
             continue
         records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
         if not records:
