@@ -164,24 +164,42 @@ def role_model(config: Any) -> str | None:
 _LOG_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, KeyError, EOFError, UnicodeDecodeError)
 
 
-def read_log(path: str | Path, header_only: bool = False) -> Any:
-    """An inspect log (`inspect_ai.log.read_eval_log`), or an `InputError` naming the file and the problem: a
-    corrupt, truncated or foreign file is one line, never a traceback from the zip or zstd reader."""
+def log_errors() -> tuple[type[BaseException], ...]:
+    """What inspect's log readers raise on a corrupt, truncated or foreign file (zip, zstd and the streaming JSON
+    parser's errors included)."""
     import zipfile
 
-    from inspect_ai.log import read_eval_log
-
+    errors: list[type[BaseException]] = [*_LOG_ERRORS, zipfile.BadZipFile]
     try:
         import zstandard
 
-        errors: tuple[type[BaseException], ...] = (*_LOG_ERRORS, zipfile.BadZipFile, zstandard.ZstdError)
+        errors.append(zstandard.ZstdError)
     except ImportError:  # pragma: no cover - zstandard is a dependency of the importers
-        errors = (*_LOG_ERRORS, zipfile.BadZipFile)
+        pass
+    try:
+        import ijson
+
+        errors.append(ijson.JSONError)
+    except ImportError:  # pragma: no cover - ijson comes with inspect
+        pass
+    return tuple(errors)
+
+
+def unreadable_log(path: str | Path, exc: BaseException) -> InputError:
+    """The one-line error for a log that cannot be read."""
+    detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+    return InputError(path, f"not a readable inspect log ({type(exc).__name__}: {detail})")
+
+
+def read_log(path: str | Path, header_only: bool = False) -> Any:
+    """An inspect log (`inspect_ai.log.read_eval_log`), or an `InputError` naming the file and the problem: a
+    corrupt, truncated or foreign file is one line, never a traceback from the zip or zstd reader."""
+    from inspect_ai.log import read_eval_log
+
     try:
         return read_eval_log(str(path), header_only=header_only)
-    except errors as exc:
-        detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise InputError(path, f"not a readable inspect log ({type(exc).__name__}: {detail})") from None
+    except log_errors() as exc:
+        raise unreadable_log(path, exc) from None
 
 
 def log_task(header: Any) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .benchmark import log_task, read_log
+from .benchmark import log_errors, log_task, read_log, unreadable_log
 
 T = TypeVar("T")
 
@@ -251,7 +251,7 @@ def _counts(header: Any, path: str) -> tuple[int | None, int | None]:
 
         try:
             done = len(read_eval_log_sample_summaries(path))
-        except (ValueError, OSError, KeyError):
+        except log_errors():  # a log too damaged to count: "?" samples done
             done = None
     planned = results.total_samples if results else None
     ids = header.eval.dataset.sample_ids
@@ -387,10 +387,8 @@ def light_log(path: str | Path) -> Any:
     try:
         samples = list(read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=set(LIGHT_EXCLUDE)))
         sort_samples(samples)  # the order `read_eval_log` gives: seeded bootstraps see the same sequence
-    except (ValueError, OSError, KeyError, EOFError) as exc:
-        from ..core.errors import InputError
-
-        raise InputError(path, f"not a readable inspect log ({type(exc).__name__}: {str(exc)[:200]})") from None
+    except log_errors() as exc:
+        raise unreadable_log(path, exc) from None
     return header.model_copy(update={"samples": samples})
 
 
