@@ -51,6 +51,8 @@ OPERATIONAL = frozenset(
 """Generate-config keys that change how requests are sent, not what a model answers (``extra_body`` is not one of
 them: vLLM's ``chat_template_kwargs`` turns a Qwen3's thinking on and off through it)."""
 SECRET = ("key", "token", "secret", "password")
+TASK, MODEL = "@task", "@model"
+"""The identity fields of the task and the model (every label starts with the model)."""
 INPUTS = "inputs"
 """Task metadata key: ``{argument: {"path": resolved path, "sha256": digest}}`` of the input files a task read."""
 
@@ -197,8 +199,8 @@ def identity(header: Any) -> dict[str, Field]:
         text = _canon(value)
         out[name] = Field(text, text if compare is None else _canon(compare), label or f"{name}={_short(value)}")
 
-    put("task", log_task(header))
-    put("model", spec.model, spec.model)
+    put(TASK, log_task(header))  # not "task": PerSo has a task argument of that name
+    put(MODEL, spec.model, spec.model)
     if spec.model_base_url:
         put("base_url", spec.model_base_url)
     if model_args := _public(spec.model_args):
@@ -348,7 +350,7 @@ def label_runs(runs: list[RunInfo], key: Callable[[RunInfo], str] | None = None)
     for run in runs:
         groups.setdefault(key(run) if key else run.task, []).append(run)
     for members in groups.values():
-        names = sorted({n for r in members for n in r.fields} - {"task", "model"})
+        names = sorted({n for r in members for n in r.fields} - {TASK, MODEL})
 
         def compared(run: RunInfo, name: str) -> str | None:
             return run.fields[name].compare if name in run.fields else None
