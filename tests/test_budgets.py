@@ -14,7 +14,7 @@ from inspect_ai.model import GenerateConfig, get_model
 
 from conftest import recording_server
 from socialbench.benchmarks.longsocial.task import context_limit, longsocial, sample_pack
-from socialbench.shared.budgets import REASONING_BUDGET, answer_budget
+from socialbench.shared.budgets import REASONING_BUDGET, call_budget
 
 
 def _chat_reply(body: dict[str, Any], _server: Any) -> dict[str, Any]:
@@ -72,9 +72,9 @@ def test_a_reasoning_models_full_request_leaves_room_for_reasoning(
 def test_budgets_and_windows_from_inspects_model_data() -> None:
     gpt5 = get_model("openai/gpt-5", api_key="sk-test")
     gpt4o = get_model("openai/gpt-4o", api_key="sk-test")
-    assert answer_budget(gpt5, 32).tokens == REASONING_BUDGET and answer_budget(gpt5, 32, 200).tokens == 200
-    assert answer_budget(gpt4o, 32).tokens == 32
-    assert answer_budget(
+    assert call_budget(gpt5, 32).tokens == REASONING_BUDGET and call_budget(gpt5, 32, 200).tokens == 200
+    assert call_budget(gpt4o, 32).tokens == 32
+    assert call_budget(
         get_model("openai/gpt-4o", api_key="sk-test", config=GenerateConfig(reasoning_effort="high")), 32
     ).tokens == (
         REASONING_BUDGET  # asked to reason through the generate config

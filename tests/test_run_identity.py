@@ -405,7 +405,7 @@ def test_a_setting_that_fell_back_to_full_is_named_so_wherever_it_is_shown(tmp_p
     assert cell["fallbacks"] == cell["asked"] == 3
     assert cell["workflow"] == "full: llm-retriever [fell back to Full on 3/3]"
     (row,) = data["table13"]
-    assert row["fell_back"] == {"LLM-r": "3/3"}
+    assert row["degraded"] == {"LLM-r": "fell back to Full on 3/3"}
     terminal, _, tables = _written(Path(log.location).parent, "longsocial")
     assert "fell back to Full on 3/3" in terminal.replace("\n", " ")
     assert tables["longsocial-grid"][0]["fell back to Full"] == "3"

@@ -446,6 +446,12 @@ def list_cmd() -> None:
     help="inspect's reasoning_effort for reasoning models (recorded in the log's generate config).",
 )
 @click.option(
+    "--reasoning",
+    is_flag=True,
+    help="Declare the model a reasoning model when inspect's model data does not know it (Qwen3, DeepSeek-R1 on "
+    "vLLM): every model call gets room for its reasoning (-T reasoning=true; docs/models.md).",
+)
+@click.option(
     "--batch",
     is_flag=False,
     flag_value="on",
@@ -485,6 +491,7 @@ def run(
     display: str,
     resume: bool,
     reasoning_effort: str | None,
+    reasoning: bool,
     batch: str | None,
     max_samples: int | None,
     model_cost_config: str | None,
@@ -503,6 +510,10 @@ def run(
 
     bench = get_benchmark(benchmark)
     fn = bench.task(task_name)
+    if reasoning:
+        if any(pair.partition("=")[0].strip() == "reasoning" for pair in task_args):
+            raise click.BadParameter("given twice: --reasoning and -T reasoning", param_hint="--reasoning")
+        task_args = (*task_args, "reasoning=true")
     tasks = [fn(**args) for args in grid_arguments(fn, task_args)]
     models = [m.strip() for m in model.split(",") if m.strip()]
     options: dict[str, Any] = {

@@ -25,9 +25,17 @@ _PAREN = re.compile(r"\(([A-D])\)")
 _LEADING = re.compile(r"^[\s*_`(\[]*([A-D])[)\].:](?:\s|$)")  # "B) because ...", "(B) ...", "C. The ..."
 _TAGGED = re.compile(r"\\boxed\{\s*(?:\\text\{)?\s*([A-Da-d])\s*\}|<answer>\s*\(?([A-Da-d])\)?\s*</answer>")
 """``\\boxed{C}`` (maths-trained models) and ``<answer>C</answer>`` (tagged answers): explicit wherever they stand."""
-_THINKING = re.compile(r"(?is)^\s*<think>.*?</think>|<think>.*?</think>")
-"""A reasoning block some servers return inline (Qwen3 / DeepSeek-R1 style on vLLM): letters in it are not answers."""
+_THINKING = re.compile(r"(?is)<think>.*?(?:</think>|$)|^.*?</think>")
+"""A reasoning block some servers return inline (Qwen3 / DeepSeek-R1 style on vLLM): letters in it are not answers.
+An unclosed block (cut off while thinking) runs to the end; a closing tag alone (the template opened the block in
+the prompt, as DeepSeek-R1's does) ends one that started with the output."""
 _SECOND = re.compile(r"^\s*(?:or|and|/|,|&)\s*(?:option\s*)?[*_`(\[]*[A-Da-d](?![A-Za-z0-9])", re.I)
+
+
+def strip_thinking(text: str) -> str:
+    """``text`` without inline reasoning blocks (`_THINKING`): what every reader of answers, ratings, replies and
+    verdicts reads."""
+    return _THINKING.sub("", text).strip()
 
 
 def _stated(text: str, letters: Sequence[str]) -> list[str]:
@@ -52,7 +60,7 @@ def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> 
     that is only a capital letter (the last one), one parenthesised capital "(X)", or a capital "X." / "X)" that
     opens the answer; before all of these, ``\\boxed{X}`` and ``<answer>X</answer>`` (the last one). A ``<think>``
     block is removed first. Shared by every benchmark that reads letters."""
-    stripped = _THINKING.sub("", text).strip()
+    stripped = strip_thinking(text)
     if not stripped:
         return None
     tagged = [str(a or b).upper() for a, b in _TAGGED.findall(stripped) if str(a or b).upper() in letters]

@@ -1,22 +1,55 @@
-"""Answer budgets and context windows from inspect's model data.
+"""One output-budget policy for every model call, and a count of the calls that came back cut off or empty.
 
-Reasoning models (GPT-5, Claude with thinking, Gemini 2.5 Pro: the papers' headline models) spend reasoning tokens
-against the same output budget as the answer: a 32-token budget for a one-letter answer ends them before any
-letter while the whole prompt is billed. inspect's model database knows which models reason, their output limits
-and their context windows (`inspect_ai.model.get_model_info`); a model asked to reason through the generate config
-(``reasoning_effort`` above minimal, or ``reasoning_tokens``) reasons too.
+Reasoning models (GPT-5, Claude with thinking, Gemini 2.5 Pro, Qwen3 on vLLM: the papers' headline models) spend
+reasoning tokens against the same output budget as the answer: a 32-token budget for a one-letter answer, or 160
+tokens for a list of post ids, ends them before any output while the whole prompt is billed. So every call a
+benchmark makes (answers, retrieval, notes, labels, ratings, forecasts, replies, judging, item writing) asks
+`call_budget` for its budget:
+
+- ``-T max_tokens`` (``given``) wins, for every call of the model under test;
+- a reasoning model gets room for its reasoning: `REASONING_BUDGET` tokens, or the call's own budget plus
+  `REASONING_ROOM` when that is more (and more than a Claude thinking budget it was given), capped by the model's
+  output limit. A model reasons when inspect's model data says so, when its generate config asks for reasoning
+  (``--reasoning-effort`` above minimal, ``--reasoning-tokens``, vLLM's ``extra_body`` thinking switch), or when the
+  user declared it (``-T reasoning=true`` / ``socialbench run --reasoning``: a server inspect does not know, such as
+  Qwen3 or DeepSeek-R1 on vLLM);
+- any other model gets the call's own budget.
+
+`record_call` writes the budget and the outcome of each call into the sample's metadata under ``model_calls``, per
+call kind (`CALL_KINDS`): how many calls, how many were cut off by the budget or the window, how many came back
+empty. Reports show these counts wherever the number they affect is shown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model, ModelOutput
 
 REASONING_BUDGET = 16_000
-"""Output budget for a reasoning model's answer call: room for its reasoning before the answer (capped by the
-model's own output limit). Reasoning tokens are billed only as used; `-T max_tokens` overrides it."""
+"""Output budget of a reasoning model's call whose own budget is small (an answer letter, ratings, ids): room for
+its reasoning before the output (capped by the model's output limit). Reasoning tokens are billed only as used."""
+
+REASONING_ROOM = 8_000
+"""Room for reasoning added to a call whose own output is long (SI-Bench's replies, RAG notes, labels of many
+posts) when that is more than `REASONING_BUDGET`."""
+
+CALL_KINDS: dict[str, str] = {
+    "answer": "the answer call of a LongSocialBench setting (each turn of CoT / Reflect)",
+    "retrieve": "LLM-as-retriever: the post ids relevant to the question, per part of the discussion",
+    "notes": "RAG with anchor notes: one note per region of the discussion",
+    "labels": "enumerate-label-aggregate: a label per shown post",
+    "judge": "a judge in the grader role (LongSocialBench open answers, SI-Bench rubric and pairwise judging)",
+    "choose": "PerSo cognitive: the letter of the OP's belief, emotion or intent",
+    "rate": "PerSo behavioral: the ratings of both responses (and the retry after an unreadable one)",
+    "reply": "SI-Bench: the reply (direct) or the five-part reasoning and reply (CoT)",
+    "write_items": "PerSo item writing in the generator role: gold states, then distractors",
+}
+"""Every kind of model call, as recorded in ``model_calls`` and listed in docs/models.md."""
+
+CUT = ("max_tokens", "model_length")
 
 
 def _info(model: Model | str) -> Any:
@@ -28,17 +61,37 @@ def _info(model: Model | str) -> Any:
         return None
 
 
+def effective_config(model: Model | str) -> GenerateConfig:
+    """The generate config a call of ``model`` runs with: the model's own, merged (for the model under evaluation)
+    with the eval's (``--reasoning-effort`` and other ``eval`` options), as inspect merges them."""
+    if isinstance(model, str):
+        return GenerateConfig()
+    from inspect_ai.model._generate_config import active_generate_config
+    from inspect_ai.model._model import active_model
+
+    # inspect has no public accessor for the merged config; Model._resolve_config does the same merge
+    config = model.config
+    return config.merge(active_generate_config()) if model is active_model() else config
+
+
 def asks_for_reasoning(config: GenerateConfig | None) -> bool:
-    """Does a generate config ask the model to reason (an effort above minimal, or a reasoning token budget)?"""
+    """Does a generate config ask the model to reason (an effort above minimal, a reasoning token budget, or
+    vLLM's ``chat_template_kwargs.enable_thinking``)?"""
     if config is None:
         return False
+    kwargs = (config.extra_body or {}).get("chat_template_kwargs") or {}
+    if isinstance(kwargs, Mapping) and kwargs.get("enable_thinking") is True:
+        return True
     return bool(config.reasoning_tokens) or config.reasoning_effort not in (None, "none", "minimal")
 
 
-def reasons(model: Model | str) -> bool:
-    """Is this a reasoning model (inspect's model data), or is it asked to reason (its generate config)?"""
+def reasons(model: Model | str, declared: bool = False) -> bool:
+    """Is this a reasoning model: declared by the user, known from inspect's model data, or asked to reason by its
+    generate config?"""
+    if declared:
+        return True
     info = _info(model)
-    return bool(getattr(info, "reasoning", None)) or asks_for_reasoning(getattr(model, "config", None))
+    return bool(getattr(info, "reasoning", None)) or asks_for_reasoning(effective_config(model))
 
 
 @dataclass(frozen=True)
@@ -46,16 +99,90 @@ class Budget:
     tokens: int
     why: str
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"tokens": self.tokens, "why": self.why}
 
-def answer_budget(model: Model | str, default: int, given: int | None = None) -> Budget:
-    """The output budget of an answer call: ``given`` (``-T max_tokens``) if set; for a reasoning model
-    `REASONING_BUDGET` (at least ``default``, at most the model's output limit); else ``default``."""
+
+def call_budget(model: Model | str, default: int, given: int | None = None, declared: bool = False) -> Budget:
+    """The output budget of one call: ``given`` (``-T max_tokens``) if set; for a reasoning model room for its
+    reasoning (module docstring); else ``default``, the call's own budget."""
     if given:
         return Budget(given, "-T max_tokens")
-    if reasons(model):
-        limit = getattr(_info(model), "output_tokens", None) or REASONING_BUDGET
-        return Budget(min(max(default, REASONING_BUDGET), limit), "reasoning model: room for its reasoning")
-    return Budget(default, "the setting's answer budget")
+    if reasons(model, declared):
+        tokens = max(REASONING_BUDGET, default + REASONING_ROOM)
+        thinking = effective_config(model).reasoning_tokens
+        if thinking:  # Claude's thinking budget must stay below max_tokens, with room for the output after it
+            tokens = max(tokens, thinking + default)
+        limit = getattr(_info(model), "output_tokens", None)
+        return Budget(min(tokens, limit) if limit else tokens, "reasoning model: room for its reasoning")
+    return Budget(default, "the call's own budget")
+
+
+def record_call(metadata: MutableMapping[str, Any], kind: str, budget: Budget, output: ModelOutput) -> None:
+    """Count one call of ``kind`` in ``metadata["model_calls"]``: its budget, and whether it came back cut off (by
+    the budget or the context window) or empty."""
+    calls = metadata.setdefault("model_calls", {})
+    entry = calls.setdefault(kind, {"calls": 0, "cut_off": 0, "empty": 0, "budget": budget.as_dict()})
+    entry["calls"] += 1
+    entry["budget"] = budget.as_dict()
+    if output.stop_reason in CUT:
+        entry["cut_off"] += 1
+    elif not output.completion.strip():
+        entry["empty"] += 1
+
+
+@dataclass
+class CallCounts:
+    """The calls of one kind over a run's samples."""
+
+    calls: int = 0
+    cut_off: int = 0
+    empty: int = 0
+    samples: int = 0
+    """Samples with at least one such call."""
+    failed_samples: int = 0
+    """Samples where at least one such call came back cut off or empty."""
+    budgets: frozenset[tuple[int, str]] = frozenset()
+
+    @property
+    def failed(self) -> int:
+        return self.cut_off + self.empty
+
+
+def call_counts(metadatas: Iterable[Mapping[str, Any] | None]) -> dict[str, CallCounts]:
+    """Per call kind, the counts recorded in the samples' ``model_calls``."""
+    out: dict[str, CallCounts] = {}
+    for metadata in metadatas:
+        for kind, entry in ((metadata or {}).get("model_calls") or {}).items():
+            if not isinstance(entry, Mapping):
+                continue
+            counts = out.setdefault(kind, CallCounts())
+            cut, empty = int(entry.get("cut_off", 0)), int(entry.get("empty", 0))
+            counts.calls += int(entry.get("calls", 0))
+            counts.cut_off += cut
+            counts.empty += empty
+            counts.samples += 1
+            counts.failed_samples += bool(cut or empty)
+            budget = entry.get("budget") or {}
+            if isinstance(budget, Mapping) and "tokens" in budget:
+                counts.budgets |= {(int(budget["tokens"]), str(budget.get("why", "")))}
+    return out
+
+
+def describe_calls(counts: Mapping[str, CallCounts]) -> list[str]:
+    """One line per call kind whose calls came back cut off or empty, with its budget, e.g. "retrieve calls cut
+    off or empty: 36 of 36 (cut off 36) on 36 samples; budget 160 tokens (the call's own budget)"."""
+    lines = []
+    for kind, c in sorted(counts.items()):
+        if not c.failed:
+            continue
+        causes = ", ".join(f"{name} {n}" for name, n in (("cut off", c.cut_off), ("empty", c.empty)) if n)
+        budgets = "; ".join(f"{t} tokens ({why})" for t, why in sorted(c.budgets)) or "unknown"
+        lines.append(
+            f"{kind} calls cut off or empty: {c.failed} of {c.calls} ({causes}) on {c.failed_samples} of "
+            f"{c.samples} samples; budget {budgets}"
+        )
+    return lines
 
 
 def known_context(model: Model) -> int | None:

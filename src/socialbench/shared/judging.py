@@ -15,7 +15,7 @@ import json
 import logging
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -32,6 +32,8 @@ from inspect_ai.model import (
 from inspect_ai.util import json_schema
 from pydantic import BaseModel, ValidationError
 
+from .answers import strip_thinking
+from .budgets import call_budget, record_call
 from .caching import PrefixGate, layout
 
 logger = logging.getLogger(__name__)
@@ -42,7 +44,7 @@ SYSTEM = "You are a careful, strict annotator. Answer with JSON only."
 
 def first_json_object(text: str) -> Any:
     """The first JSON object in a judge's answer (code fences, full-width quotes and prose around it allowed)."""
-    cleaned = re.sub(r"```(?:json)?", "", text).replace("“", '"').replace("”", '"')
+    cleaned = re.sub(r"```(?:json)?", "", strip_thinking(text)).replace("“", '"').replace("”", '"')
     start = cleaned.find("{")
     if start == -1:
         raise ValueError("no JSON object in the judge's answer")
@@ -88,14 +90,27 @@ class PairOutcome:
 
 class Judge:
     """A model in an inspect role (``grader`` by default; PerSo's item writer uses ``generator``), resolved once,
-    asked for validated JSON answers."""
+    asked for validated JSON answers. Each call's budget follows `shared.budgets` (a reasoning judge gets room for
+    its reasoning) and is counted as a call of ``kind`` where the caller passes ``calls``."""
 
-    def __init__(self, role: str = "grader", retries: int = 2, max_tokens: int = 1024, system: str = SYSTEM) -> None:
+    def __init__(
+        self,
+        role: str = "grader",
+        retries: int = 2,
+        max_tokens: int = 1024,
+        system: str = SYSTEM,
+        kind: str = "judge",
+        reasoning: bool = False,
+    ) -> None:
         self.role = role
         self.system = system
         self.retries = retries
         self.max_tokens = max_tokens
+        self.kind = kind
+        self.reasoning = reasoning
+        """The model under test was declared reasoning (``-T reasoning=true``): applies when it plays the role."""
         self._model: Model | None = None
+        self._under_test = False
         self._gate = PrefixGate()
 
     def model(self) -> Model:
@@ -112,6 +127,7 @@ class Judge:
                     self.role,
                 )
                 self._model = get_model()
+                self._under_test = True
         return self._model
 
     async def ask(
@@ -120,32 +136,41 @@ class Judge:
         validate: Callable[[Any], V],
         schema: type[BaseModel] | None = None,
         item_start: str | None = None,
+        calls: MutableMapping[str, Any] | None = None,
     ) -> tuple[V | None, list[str]]:
         """Ask until the answer validates; ``(None, problems)`` when every attempt broke the format. With a
         ``schema``, the call carries it as inspect's structured output (``response_schema``): API providers honour
         it, and the embedded model turns it into a llama.cpp grammar, so the JSON is valid by construction.
         ``item_start`` marks where the case's own text begins: the part before it (instructions, rubric) is shared
         by every case, sent as a cached block, and the first case's request goes before the others
-        (`shared.caching`)."""
+        (`shared.caching`). Each call is counted in ``calls`` (a sample's metadata) when given."""
         if item_start is None:
-            return await self._ask(prompt, validate, schema)
+            return await self._ask(prompt, validate, schema, calls)
         async with self._gate.turn(self.model(), prompt, item_start):
-            return await self._ask(layout(self.model(), prompt, item_start), validate, schema)
+            return await self._ask(layout(self.model(), prompt, item_start), validate, schema, calls)
 
     async def _ask(
-        self, prompt: str | list[Content], validate: Callable[[Any], V], schema: type[BaseModel] | None
+        self,
+        prompt: str | list[Content],
+        validate: Callable[[Any], V],
+        schema: type[BaseModel] | None,
+        calls: MutableMapping[str, Any] | None,
     ) -> tuple[V | None, list[str]]:
         problems: list[str] = []
         messages: list[ChatMessage] = [ChatMessageSystem(content=self.system), ChatMessageUser(content=prompt)]
+        model = self.model()
+        budget = call_budget(model, self.max_tokens, declared=self.reasoning and self._under_test)
         config = GenerateConfig(
             temperature=0.0,
-            max_tokens=self.max_tokens,
+            max_tokens=budget.tokens,
             response_schema=None
             if schema is None
             else ResponseSchema(name=schema.__name__, json_schema=json_schema(schema), strict=False),
         )
         for _attempt in range(self.retries + 1):
-            output = await self.model().generate(messages, config=config)
+            output = await model.generate(messages, config=config)
+            if calls is not None:
+                record_call(calls, self.kind, budget, output)
             try:
                 return validate(first_json_object(output.completion)), problems
             except ValidationError as exc:
@@ -171,6 +196,7 @@ class Judge:
         seed: int = 0,
         swap: bool = True,
         schema: type[BaseModel] | None = None,
+        calls: MutableMapping[str, Any] | None = None,
     ) -> tuple[PairOutcome | None, list[str]]:
         """Judge ``a`` against ``b`` blind: ``render(first, second)`` builds the prompt; the order is drawn from
         ``(seed, key)``; with ``swap`` the other order is asked too. ``(None, problems)`` if a verdict failed."""
@@ -179,7 +205,7 @@ class Judge:
         verdicts: list[tuple[bool, Any]] = []
         for shown_a_first in orders:
             first, second = (a, b) if shown_a_first else (b, a)
-            verdict, problems = await self.ask(render(first, second), validate, schema)
+            verdict, problems = await self.ask(render(first, second), validate, schema, calls=calls)
             if verdict is None:
                 return None, problems
             verdicts.append((shown_a_first, verdict))

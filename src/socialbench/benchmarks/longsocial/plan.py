@@ -25,7 +25,7 @@ from inspect_ai.model import ModelCost
 from ...conversations.model import Node, Thread
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
-from ...shared.budgets import answer_budget
+from ...shared.budgets import call_budget
 from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for
 from .items import Item
 from .task import load_pack
@@ -113,7 +113,7 @@ def plan(
             if paper:
                 groups = paper_groups(overhead, part)
                 counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
-            output = answer_budget(model, workflow.max_tokens, given).tokens
+            output = call_budget(model, workflow.max_tokens, given).tokens
             tokens = planned_tokens(groups, cache_kind(model), output)
             price = (prices or {}).get(model)
             cost = dollars(tokens, price) if price else None

@@ -13,7 +13,7 @@ import math
 import random
 import statistics
 import warnings
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, cached_property
@@ -26,6 +26,7 @@ from rich.table import Table
 from scipy.stats import spearmanr
 
 from ...core.jsonl import dump_json
+from ...shared.budgets import call_counts, describe_calls
 from ...shared.ledger import usage_rows
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
@@ -34,6 +35,7 @@ from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
 from .items import CAPABILITIES, proportional_quota
 from .scorer import UNJUDGED, UNPARSED
+from .task import CONTEXT
 from .workflows import WORKFLOWS
 
 PAPER_PLATFORMS = {"hn": "Hacker News", "stackexchange": "Stack Exchange", "reddit_cmv": "r/ChangeMyView"}
@@ -49,6 +51,8 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
             continue
         meta = score.metadata or {}
         cut = (sample.metadata or {}).get("truncated") or {}
+        context = (sample.metadata or {}).get(CONTEXT) or {}
+        calls = call_counts([sample.metadata])
         rows.append(
             {
                 "item": str(sample.id),
@@ -58,6 +62,10 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
                 "status": meta.get("status"),
                 "output_problem": meta.get("output_problem"),
                 "fallback": bool(meta.get("fallback")),
+                # an intermediate step that gave nothing usable: the setting ran without what it is named for
+                "empty_notes": "notes" in context and not str(context["notes"]).strip(),
+                "no_labels": "labels" in context and not context["labels"],
+                "failed_calls": sorted(kind for kind, c in calls.items() if c.failed),
                 "kept_posts": cut.get("kept_posts"),
                 "total_posts": cut.get("total_posts"),
                 "correct": float(score.as_float()),
@@ -80,10 +88,32 @@ def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "unparsed": sum(1 for r in asked if r["status"] == UNPARSED),
         "unjudged": sum(1 for r in asked if r["status"] == UNJUDGED),
         "fallbacks": sum(1 for r in asked if r.get("fallback")),
+        "empty_notes": sum(1 for r in asked if r.get("empty_notes")),
+        "no_labels": sum(1 for r in asked if r.get("no_labels")),
+        "failed_calls": dict(Counter(kind for r in asked for kind in r.get("failed_calls") or [])),
         "overlength": len(rows) - len(asked),
         "truncated": len(cut),
         "posts_kept": sum(r["kept_posts"] for r in cut) / sum(r["total_posts"] for r in cut) if cut else None,
     }
+
+
+def degraded_marks(line: dict[str, Any]) -> list[str]:
+    """What made a run less than its setting, per asked items: "fell back to Full on 36/36", "notes empty on
+    36/36", "no labels on 2/36", "retrieve calls cut off or empty on 36/36" (shown next to its number everywhere)."""
+    asked = line["asked"]
+    marks = [
+        f"{text} on {line[key]}/{asked}"
+        for key, text in (
+            ("fallbacks", "fell back to Full"),
+            ("empty_notes", "notes empty"),
+            ("no_labels", "no labels"),
+        )
+        if line.get(key)
+    ]
+    failed = sorted((line.get("failed_calls") or {}).items())
+    # answers and verdicts that failed are already counted as unparsed / unjudged items
+    marks += [f"{kind} calls cut off or empty on {n}/{asked}" for kind, n in failed if kind not in ("answer", "judge")]
+    return marks
 
 
 def truncation_text(line: dict[str, Any]) -> str:
@@ -162,6 +192,13 @@ def summarize(log: EvalLog, console: Console) -> None:
             f"Unjudged: the grader gave no valid verdict on {whole['unjudged']} of {whole['asked']} asked items; "
             "they are left out of the accuracy (n judged = asked - unjudged), not scored wrong."
         )
+    for line in describe_calls(call_counts(s.metadata for s in log.samples or [])):
+        console.print(f"[yellow]Model calls:[/] {line}")
+    if whole["empty_notes"] or whole["no_labels"]:
+        console.print(
+            f"[yellow]Empty intermediate results:[/] {'; '.join(degraded_marks(whole)[bool(whole['fallbacks']) :])} "
+            "(the setting answered without the notes / labels it is named for; every report marks this run)."
+        )
     if whole["fallbacks"]:
         most = (
             " On most items this setting was Full, not the setting named."
@@ -238,8 +275,8 @@ class Run:
         # a setting that selects posts but fell back to the whole discussion is Full on those items: said, and a
         # run that did so on most items is named as Full
         most = 2 * line["fallbacks"] > line["asked"]
-        fell = f" [fell back to Full on {line['fallbacks']}/{line['asked']}]" if line["fallbacks"] else ""
-        return ("full: " if most else "") + self.workflow + dense_suffix(self.embedder) + cut + fell
+        marks = "".join(f" [{m}]" for m in degraded_marks(line))
+        return ("full: " if most else "") + self.workflow + dense_suffix(self.embedder) + cut + marks
 
     @cached_property
     def line(self) -> dict[str, Any]:
@@ -404,8 +441,8 @@ def table13(runs: list[Run]) -> list[dict[str, Any]]:
             row[name] = run.line["accuracy"] if run else None
             if run and run.line["truncated"]:
                 row["truncated"].append(name)
-            if run and run.line["fallbacks"]:
-                row.setdefault("fell_back", {})[name] = f"{run.line['fallbacks']}/{run.line['asked']}"
+            if run and (marks := degraded_marks(run.line)):
+                row.setdefault("degraded", {})[name] = "; ".join(marks)
         candidates = [
             (r.line["accuracy"], r.label) for r in mine if not r.diagnostic and r.line["accuracy"] is not None
         ]
@@ -959,13 +996,13 @@ def report(
         t13.add_column(col, justify="left" if col == "Model" else "right")
     for r in data["table13"]:
         best = "-" if r["best"] is None else f"{_pct(r['best'])} ({r['best_setting']})"
-        cut, fell = r["truncated"], r.get("fell_back") or {}
+        cut, marked = r["truncated"], r.get("degraded") or {}
         t13.add_row(
             r["model"],
             *(
                 _pct(r[name])
                 + (" (truncated)" if name in cut else "")
-                + (f" † fell back to Full on {fell[name]}" if name in fell else "")
+                + (f" † {marked[name]}" if name in marked else "")
                 for name in ("Full", "CoT", "LLM-r")
             ),
             best,

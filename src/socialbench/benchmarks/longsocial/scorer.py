@@ -179,7 +179,10 @@ def open_answer_judge(retries: int = 2) -> Scorer:
             )
         gold = state.metadata["options"][LETTERS.index(target.text)]
         verdict, problems = await judge.ask(
-            open_answer_prompt(state.metadata["stem"], gold, answer), OpenVerdict.model_validate, OpenVerdict
+            open_answer_prompt(state.metadata["stem"], gold, answer),
+            OpenVerdict.model_validate,
+            OpenVerdict,
+            calls=state.metadata,
         )
         if verdict is None:
             return Score(

@@ -23,7 +23,7 @@ from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
-from ...shared.budgets import answer_budget, known_context, reasons
+from ...shared.budgets import call_budget, known_context, reasons, record_call
 from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
 from ...shared.embeddings import load_embedder
 from ...shared.memory import Collector
@@ -174,7 +174,12 @@ def _shown(thread: Thread, state: TaskState) -> list[Node]:
 
 @solver
 def prepare(
-    workflow: Workflow, episodes: Mapping[str, Thread], max_context: int | None = None, embedder: str = "minilm"
+    workflow: Workflow,
+    episodes: Mapping[str, Thread],
+    max_context: int | None = None,
+    embedder: str = "minilm",
+    reasoning: bool = False,
+    max_tokens: int | None = None,
 ) -> Solver:
     """Build the prompt at solve time: the workflow selects the posts to show (possibly retrieving or asking the
     model), may add model-written context, and renders the question. What it chose is recorded."""
@@ -186,7 +191,14 @@ def prepare(
         thread = episodes[state.metadata["episode_id"]]
         question = question_of(state)
         model = get_model()
-        env = Env(model=model, context_limit=context_limit(model, max_context), embedder=embedder)
+        env = Env(
+            model=model,
+            context_limit=context_limit(model, max_context),
+            embedder=embedder,
+            calls=state.metadata,
+            declared_reasoning=reasoning,
+            max_tokens=max_tokens,
+        )
         selection = await workflow.select(thread, question, env)
         context = await workflow.annotate(thread, selection.nodes, question, env)
         complete = len(selection.nodes) == len(thread.nodes)
@@ -209,6 +221,8 @@ def fit_context(
     overlength: Overlength = "skip",
     max_context: int | None = None,
     reserve: int = 16,
+    reasoning: bool = False,
+    max_tokens: int | None = None,
 ) -> Solver:
     """Before calling the model, compare the prompt with the model's context window (the provider's
     ``context_length`` if it has one, else ``max_context``) and the answer budget. Over-length items are skipped
@@ -221,8 +235,8 @@ def fit_context(
         limit = context_limit(model, max_context)
         if not limit:
             return state
-        thinking = workflow.reasoning or reasons(model)
-        room = reserve + (answer_budget(model, workflow.max_tokens).tokens if thinking else 0)
+        thinking = workflow.reasoning or reasons(model, reasoning)
+        room = reserve + (call_budget(model, workflow.max_tokens, max_tokens, reasoning).tokens if thinking else 0)
         prompt_tokens = await model.api.count_text_tokens(state.user_prompt.text)
         state.metadata["prompt_tokens"] = prompt_tokens
         if prompt_tokens + room <= limit:
@@ -272,7 +286,9 @@ def resolve_answer_mode(mode: AnswerMode, workflow: Workflow) -> Literal["genera
 
 
 @solver
-def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None = None) -> Solver:
+def answer(
+    workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None = None, reasoning: bool = False
+) -> Solver:
     """Ask for the answer: the workflow's answer call(s) with free generation (letter extracted by the scorer),
     or one token with the top next-token log-probabilities (for base models such as the embedded default)."""
 
@@ -288,9 +304,15 @@ def answer(workflow: Workflow, mode: AnswerMode = "auto", max_tokens: int | None
             state.metadata["prefix_turn"] = turn
             if resolved == "logprobs":
                 return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-            budget = answer_budget(model, workflow.max_tokens, max_tokens)
-            state.metadata["answer_budget"] = {"tokens": budget.tokens, "why": budget.why}
-            return await workflow.respond(state, generate, budget.tokens)
+            budget = call_budget(model, workflow.max_tokens, max_tokens, reasoning)
+            state.metadata["answer_budget"] = budget.as_dict()
+
+            async def ask(state: TaskState) -> TaskState:
+                state = await generate(state, max_tokens=budget.tokens)
+                record_call(state.metadata, "answer", budget, state.output)
+                return state
+
+            return await workflow.respond(state, ask)
 
     return solve
 
@@ -308,6 +330,7 @@ def longsocial(
     max_tokens: int | None = None,
     embedder: str = "minilm",
     missing_oracle: Literal["error", "skip"] = "error",
+    reasoning: bool = False,
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -322,9 +345,11 @@ def longsocial(
         capabilities: comma-separated subset, e.g. ``C1,C4``.
         overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.
         max_context: context window in tokens for providers that do not report one (e.g. ``8192``).
-        max_tokens: generation budget of the answer call in ``generate`` mode (default: for a reasoning model
-            16,000 tokens, room for its reasoning; else the workflow's, 32 for a
-            letter, 1024 for reasoning settings).
+        max_tokens: output budget of every model call in ``generate`` mode: the answer and the intermediate calls
+            (retrieval, notes, labels). Default: each call's own (32 for a letter, 1024 for reasoning settings,
+            160 for retrieval ...); for a reasoning model room for its reasoning (16,000 tokens; docs/models.md).
+        reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
+            DeepSeek-R1 on vLLM): every call gets room for its reasoning.
         embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
             offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.
         missing_oracle: oracle settings: an item without what the setting needs (a scope that can be built; gold
@@ -372,9 +397,9 @@ def longsocial(
         display_name=f"longsocial/{workflow}",  # inspect view tells the settings apart
         tags=[f"workflow={workflow}", f"seed={seed}"],
         solver=[
-            prepare(flow, threads, max_context, embedder),
-            fit_context(flow, threads, overlength, max_context),
-            answer(flow, answer_mode, max_tokens),
+            prepare(flow, threads, max_context, embedder, reasoning, max_tokens),
+            fit_context(flow, threads, overlength, max_context, reasoning=reasoning, max_tokens=max_tokens),
+            answer(flow, answer_mode, max_tokens, reasoning),
         ],
         scorer=open_answer_judge() if "grader" in flow.needs else choice_letter(),
         # settings whose items share no discussion do not pay for cache writes (Anthropic bills them at 1.25x)

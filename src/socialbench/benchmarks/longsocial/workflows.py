@@ -20,16 +20,18 @@ from __future__ import annotations
 import difflib
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model
-from inspect_ai.solver import Generate, TaskState
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, ModelOutput
+from inspect_ai.solver import TaskState
 
 from ...conversations.model import Node, Thread
 from ...conversations.render import render_node, render_thread, short_ids
 from ...shared import retrieval
+from ...shared.answers import strip_thinking
+from ...shared.budgets import Budget, call_budget, record_call
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from . import prompts
 
@@ -50,9 +52,25 @@ class Env:
     model: Model
     context_limit: int | None = None
     embedder: str = DEFAULT_EMBEDDER
+    calls: dict[str, Any] = field(default_factory=dict)
+    """Where the model calls are counted (the sample's metadata; `shared.budgets.record_call`)."""
+    declared_reasoning: bool = False
+    """``-T reasoning=true``: the model reasons though inspect's model data does not say so."""
+    max_tokens: int | None = None
+    """``-T max_tokens``: the budget of every call."""
 
     async def count(self, text: str) -> int:
         return await self.model.api.count_text_tokens(text)
+
+    def budget(self, default: int) -> Budget:
+        return call_budget(self.model, default, self.max_tokens, self.declared_reasoning)
+
+    async def ask(self, kind: str, text: str, default: int) -> tuple[ModelOutput, Budget]:
+        """One intermediate call of ``kind`` (`shared.budgets.CALL_KINDS`) under the budget policy, counted."""
+        budget = self.budget(default)
+        output = await self.model.generate(text, config=GenerateConfig(max_tokens=budget.tokens))
+        record_call(self.calls, kind, budget, output)
+        return output, budget
 
 
 @dataclass
@@ -60,6 +78,10 @@ class Selection:
     nodes: list[Node]
     info: dict[str, Any] = field(default_factory=dict)
     """Recorded in the sample's metadata (e.g. the ids an LLM retriever chose)."""
+
+
+Ask = Callable[[TaskState], Awaitable[TaskState]]
+"""One answer call: generate once under the answer budget, counted as an ``answer`` call."""
 
 
 class Workflow:
@@ -101,8 +123,9 @@ class Workflow:
         discussion = render_thread(thread, nodes=list(nodes))
         return prompts.choice_prompt(self.intro, discussion, question.stem, question.options, context.get("notes", ""))
 
-    async def respond(self, state: TaskState, generate: Generate, max_tokens: int) -> TaskState:
-        return await generate(state, max_tokens=max_tokens)
+    async def respond(self, state: TaskState, ask: Ask) -> TaskState:
+        """The answer call(s); ``ask`` generates once under the answer budget and counts the call."""
+        return await ask(state)
 
 
 # ---- deployable: full context and reasoning prompts ------------------------------------------------------------
@@ -139,12 +162,12 @@ class Reflect(Reasoning):
     def __init__(self) -> None:
         super().__init__("reflect", "Reflect")
 
-    async def respond(self, state: TaskState, generate: Generate, max_tokens: int) -> TaskState:
+    async def respond(self, state: TaskState, ask: Ask) -> TaskState:
         """Answer, then reflect on the answer and possibly revise it: the scorer reads the last final answer."""
-        state = await generate(state, max_tokens=max_tokens)
+        state = await ask(state)
         state.metadata["first_answer"] = state.output.completion
         state.messages.append(ChatMessageUser(content=prompts.REFLECT_FOLLOW_UP))
-        return await generate(state, max_tokens=max_tokens)
+        return await ask(state)
 
 
 # ---- deployable: retrieval ---------------------------------------------------------------------------------------
@@ -241,10 +264,9 @@ class AnchorRAG(Retrieval):
         text = prompts.anchor_notes_prompt(
             render_thread(thread, nodes=list(nodes)), listing, question.stem, question.options, self.anchors
         )
-        budget = self.notes_budget(len(parts))
-        output = await env.model.generate(text, config=GenerateConfig(max_tokens=budget))
-        notes, dropped = cited_only(output.completion.strip(), {ids[n.id] for n in nodes})
-        return {"notes": notes, "notes_budget": budget, "regions": len(parts), "dropped_citations": dropped}
+        output, budget = await env.ask("notes", text, self.notes_budget(len(parts)))
+        notes, dropped = cited_only(strip_thinking(output.completion), {ids[n.id] for n in nodes})
+        return {"notes": notes, "notes_budget": budget.tokens, "regions": len(parts), "dropped_citations": dropped}
 
 
 _IDS = re.compile(r"\bc\d+\b")
@@ -276,6 +298,8 @@ class LLMRetriever(Workflow):
     needs = frozenset({"model-calls"})
     k = 20
     reserve = 256
+    RETRIEVE_TOKENS = 160
+    """The retrieval call's own budget: a line of up to 20 ids (a reasoning model gets room for its reasoning)."""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -311,10 +335,10 @@ class LLMRetriever(Workflow):
         parts = await self.chunks(thread, question, env)
         for part in parts:
             text = prompts.retriever_prompt(render_thread(thread, nodes=part), question.stem, question.options, self.k)
-            output = await env.model.generate(text, config=GenerateConfig(max_tokens=160))
+            output, _ = await env.ask("retrieve", text, self.RETRIEVE_TOKENS)
             replies.append(output.completion)
             shown = {n.id for n in part}
-            named, how = relevant_ids(output.completion)
+            named, how = relevant_ids(strip_thinking(output.completion))
             read_from.append(how)
             for short in named:
                 node_id = by_short.get(short)
@@ -579,14 +603,13 @@ class EnumerateLabelAggregate(Workflow):
         ids = short_ids(thread)
         shown = [ids[n.id] for n in nodes]
         text = prompts.label_posts_prompt(render_thread(thread, nodes=list(nodes)), question.stem, shown)
-        budget = self.LABEL_TOKENS * max(1, len(shown)) + 64
-        output = await env.model.generate(text, config=GenerateConfig(max_tokens=budget))
+        output, budget = await env.ask("labels", text, self.LABEL_TOKENS * max(1, len(shown)) + 64)
         labels: dict[str, str] = {}
-        for line in output.completion.splitlines():
+        for line in strip_thinking(output.completion).splitlines():
             match = re.match(r"^\W*(c\d+)\W*[:\-–]\s*(.+)$", line.strip())
             if match and match.group(1) in shown and match.group(1) not in labels:
                 labels[match.group(1)] = match.group(2).strip()
-        return {"labels": labels, "unlabelled": [s for s in shown if s not in labels], "labels_budget": budget}
+        return {"labels": labels, "unlabelled": [s for s in shown if s not in labels], "labels_budget": budget.tokens}
 
     def prompt(self, thread: Thread, nodes: Sequence[Node], question: Question, context: Mapping[str, Any]) -> str:
         discussion = with_labels(render_thread(thread, nodes=list(nodes)), context.get("labels") or {}, "your label")

@@ -18,7 +18,8 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_m
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ...shared.answers import letter_from_logprobs
+from ...shared.answers import letter_from_logprobs, strip_thinking
+from ...shared.budgets import call_budget, record_call
 from ...shared.caching import PrefixGate, layout
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
@@ -85,6 +86,7 @@ def record_to_sample(pair: Pair, winner_first: bool, unchecked_rules: list[str] 
 def parse_ratings(text: str) -> tuple[tuple[int, int] | None, str | None]:
     """``((r1, r2), None)`` or ``(None, problem)``: both ratings present, each 1-4, and different."""
     found = []
+    text = strip_thinking(text)
     for n in (1, 2):
         matches = _RATING[n].findall(text)
         if not matches:
@@ -121,9 +123,17 @@ ITEM_START = "Response 1:\n"
 """Where a pair's own text begins: the instructions and the OP's post before it are shared by that post's pairs."""
 
 
+RATE_TOKENS = 64
+"""The rating call's own budget: two lines."""
+
+
 @solver
-def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: int = 64) -> Solver:
-    """Ask for the two ratings; re-ask up to ``retries`` times naming what was wrong; record every attempt."""
+def rate_pair(
+    answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: int | None = None, reasoning: bool = False
+) -> Solver:
+    """Ask for the two ratings; re-ask up to ``retries`` times naming what was wrong; record every attempt. Each
+    call's budget follows `shared.budgets` (64 tokens, or room for a reasoning model's reasoning) and is counted as
+    a ``rate`` call."""
     gate = PrefixGate()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -140,15 +150,18 @@ def rate_pair(answer_mode: AnswerMode = "auto", retries: int = 2, max_tokens: in
             problems += [problem] if problem else []
         else:
             model = get_model()
+            budget = call_budget(model, RATE_TOKENS, max_tokens, reasoning)
             text = state.user_prompt.text
             state.user_prompt.content = layout(model, text, ITEM_START)
             # the pairs on one OP post share it: their first request goes alone, the rest read its cache
             async with gate.turn(model, text, ITEM_START) as turn:
                 state.metadata["prefix_turn"] = turn
-                state = await generate(state, max_tokens=max_tokens, temperature=0.0)
+                state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+                record_call(state.metadata, "rate", budget, state.output)
             for _attempt in range(retries + 1):
                 if _attempt:
-                    state = await generate(state, max_tokens=max_tokens, temperature=0.0)
+                    state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+                    record_call(state.metadata, "rate", budget, state.output)
                 ratings, problem = parse_ratings(state.output.completion)
                 if ratings is not None:
                     break

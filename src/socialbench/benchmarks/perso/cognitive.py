@@ -16,6 +16,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Thread
 from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
+from ...shared.budgets import call_budget, record_call
 from ...shared.caching import PrefixGate, layout
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
@@ -59,8 +60,14 @@ ITEM_START = "Question: "
 that reply (belief, emotion, intent), sent as a cached block (`shared.caching`)."""
 
 
+CHOOSE_TOKENS = 32
+"""The letter call's own budget."""
+
+
 @solver
-def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
+def choose_option(answer_mode: str = "auto", max_tokens: int | None = None, reasoning: bool = False) -> Solver:
+    """Ask for the option letter: one token's log-probabilities (base models), or generation under the budget
+    policy (`shared.budgets`: 32 tokens, or room for a reasoning model's reasoning), counted as a ``choose`` call."""
     gate = PrefixGate()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -77,7 +84,10 @@ def choose_option(answer_mode: str = "auto", max_tokens: int = 32) -> Solver:
             state.metadata["prefix_turn"] = turn
             if mode == "logprobs":
                 return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
-            return await generate(state, max_tokens=max_tokens, temperature=0.0)
+            budget = call_budget(model, CHOOSE_TOKENS, max_tokens, reasoning)
+            state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+            record_call(state.metadata, "choose", budget, state.output)
+            return state
 
     return solve
 

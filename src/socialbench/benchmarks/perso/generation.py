@@ -96,22 +96,24 @@ def record_to_sample(thread: Thread, branch: Branch) -> Sample:
 
 
 @solver
-def write_items_solver(retries: int = 2, seed: int = 0) -> Solver:
+def write_items_solver(retries: int = 2, seed: int = 0, reasoning: bool = False) -> Solver:
     """Gold states, then distractors per dimension; the finished items (options in a seeded order) go to the
     store, the problems of every malformed answer to the metadata."""
-    writer = Judge(role="generator", retries=retries, system=WRITER)
+    writer = Judge(role="generator", retries=retries, system=WRITER, kind="write_items", reasoning=reasoning)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
         problems: dict[str, list[str]] = {}
         items: list[dict[str, Any]] = []
-        gold, problems["gold"] = await writer.ask(state.input_text, GoldStates.model_validate, GoldStates)
+        gold, problems["gold"] = await writer.ask(state.input_text, GoldStates.model_validate, GoldStates, calls=meta)
         model_name = str(writer.model())
         if gold is not None:
             for dimension in DIMENSIONS:
                 answer = getattr(gold, dimension)
                 prompt = distractor_prompt(meta["post"], meta["reply"], meta["op_reply"], dimension, answer)
-                made, problems[dimension] = await writer.ask(prompt, Distractors.model_validate, Distractors)
+                made, problems[dimension] = await writer.ask(
+                    prompt, Distractors.model_validate, Distractors, calls=meta
+                )
                 if made is None:
                     continue
                 if _norm(answer) in {_norm(d) for d in made.distractors}:

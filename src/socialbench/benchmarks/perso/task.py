@@ -48,6 +48,8 @@ def perso(
     answer_mode: AnswerMode = "auto",
     retries: int = 2,
     unchecked: Unchecked = "exclude",
+    max_tokens: int | None = None,
+    reasoning: bool = False,
 ) -> Task:
     """PerSo behavioral (§3.2.1: rate two replies 1-4, pick the persuasive one) or cognitive (§3.2.2: forecast
     the OP's belief / emotion / intent, 4 options) task on real ChangeMyView threads.
@@ -65,6 +67,10 @@ def perso(
         retries: behavioral: re-asks when the ratings break the rules before the answer counts as invalid.
         unchecked: behavioral: ``exclude`` threads on which a construction rule could not be checked (default:
             a rule that cannot be checked does not pass), or ``admit`` them, recording the unchecked rules per pair.
+        max_tokens: output budget of every answer call (default: 64 for the ratings, 32 for a letter; a reasoning
+            model gets room for its reasoning, docs/models.md).
+        reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
+            DeepSeek-R1 on vLLM).
     """
     threads_path = Path(threads) if threads else default_threads()
     config = GenerateConfig(temperature=0.0)
@@ -76,7 +82,7 @@ def perso(
         samples = cache_order([pair_sample(p, first, built.unchecked.get(p.id, [])) for p, first in shown], PAIR_START)
         return Task(
             dataset=MemoryDataset(samples, name="perso-behavioral", location=str(threads_path)),
-            solver=rate_pair(answer_mode, retries),
+            solver=rate_pair(answer_mode, retries, max_tokens, reasoning),
             scorer=persuasion_choice(),
             config=config,
             display_name="perso/behavioral",  # inspect view tells the tasks apart
@@ -109,7 +115,7 @@ def perso(
             name="perso-cognitive",
             location=str(items_path),
         ),
-        solver=choose_option(answer_mode),
+        solver=choose_option(answer_mode, max_tokens, reasoning),
         scorer=option_choice(),
         config=config,
         display_name="perso/cognitive" + (f" {dimension}" if dimension else ""),
@@ -132,7 +138,12 @@ def perso(
 
 @task
 def perso_generate(
-    threads: str | None = None, subset: str = "all", seed: int = 0, retries: int = 2, unchecked: Unchecked = "exclude"
+    threads: str | None = None,
+    subset: str = "all",
+    seed: int = 0,
+    retries: int = 2,
+    unchecked: Unchecked = "exclude",
+    reasoning: bool = False,
 ) -> Task:
     """PerSo's LLM-in-the-loop generation of cognitive items (§3.1, §A.9): gold belief / emotion / intent from the
     full dialogue, then three matched distractors each, by the ``generator`` model role (default: the model under
@@ -144,13 +155,14 @@ def perso_generate(
         seed: sampling and option-order seed.
         retries: re-asks of a malformed generator answer.
         unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
+        reasoning: declare the model under test a reasoning model (when it plays the generator role).
     """
     threads_path = Path(threads) if threads else default_threads()
     built, pairs = load_pairs(threads, subset, seed, unchecked)
     samples = branch_samples(pairs)
     return Task(
         dataset=MemoryDataset(samples, name="perso-generate", location=str(threads_path)),
-        solver=write_items_solver(retries, seed),
+        solver=write_items_solver(retries, seed, reasoning),
         scorer=generation_check(),
         config=GenerateConfig(temperature=0.0),
         display_name="perso/generate",

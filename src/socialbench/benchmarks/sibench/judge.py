@@ -109,7 +109,11 @@ async def _judge(state: TaskState, keys: list[str], judge: Judge, penalize_lengt
     validate = _validator([k for k in keys if k in analysis] + ["reply"])
     keys_asked = [k for k in keys if k in analysis] + ["reply"]
     verdict, problems = await judge.ask(
-        judge_prompt(_context(state), reply, analysis), validate, _schema(keys_asked), item_start=CASE_START
+        judge_prompt(_context(state), reply, analysis),
+        validate,
+        _schema(keys_asked),
+        item_start=CASE_START,
+        calls=state.metadata,
     )
     if verdict is None:
         value["unjudged"] = 1.0
@@ -153,10 +157,10 @@ _FLAGS = {"unparsed": [mean()], "unjudged": [mean()], "length_violation": [mean(
 
 
 @scorer(metrics={**{k: [mean()] for k in PROCESS_KEYS}, "reply": [mean(), stderr()], **_FLAGS})
-def cot_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
+def cot_judge(retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
     """Process scores for the five CoT dimensions (Table 6) and the reply score (Table 5), 0/5/10 each."""
 
-    judge = Judge(retries=retries)
+    judge = Judge(retries=retries, reasoning=reasoning)
 
     async def score(state: TaskState, target: Target) -> Score:
         return await _judge(state, list(PROCESS_KEYS), judge, penalize_length)
@@ -165,10 +169,10 @@ def cot_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
 
 
 @scorer(metrics={"reply": [mean(), stderr()], **_FLAGS})
-def reply_judge(retries: int = 2, penalize_length: bool = False) -> Scorer:
+def reply_judge(retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
     """The reply score (Table 5) alone, for direct replies and human replies."""
 
-    judge = Judge(retries=retries)
+    judge = Judge(retries=retries, reasoning=reasoning)
 
     async def score(state: TaskState, target: Target) -> Score:
         return await _judge(state, [], judge, penalize_length)
@@ -279,12 +283,12 @@ def preference_contradicts_scores() -> Metric:
         preference_contradicts_scores(),
     ]
 )
-def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer:
+def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True, reasoning: bool = False) -> Scorer:
     """Diagnostic, not the paper's protocol (that is `paper_judge`): the CoT and the direct reply compared blind
     with a preference always asked, in a seeded order, and with ``swap`` again in the other order; measures position
     bias and how often the preference contradicts the judge's own scores."""
 
-    judge = Judge(retries=retries)
+    judge = Judge(retries=retries, reasoning=reasoning)
 
     async def score(state: TaskState, target: Target) -> Score:
         cot, direct = state.metadata.get("reply_cot"), state.metadata.get("reply_direct")
@@ -304,6 +308,7 @@ def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True) -> Scorer
             seed=seed,
             swap=swap,
             schema=PairVerdict,
+            calls=state.metadata,
         )
         if outcome is None:
             return Score(
@@ -455,12 +460,12 @@ PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_
         **{k: [mean()] for k in PAPER_FLAGS},
     }
 )
-def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) -> Scorer:
+def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
     """SI-Bench's protocol (§3.3): the five process dimensions scored from the CoT analysis; the CoT reply and
     the direct reply of the same dialogue scored blind, side by side, as Reply 1 / Reply 2 in a seeded random order
     (recorded); a forced preference asked only when the two scores tie. The CoT wins when its score is higher, or
     on a tie when it is preferred. Values not judged are NaN and left out of the means; flags count why."""
-    judge = Judge(retries=retries)
+    judge = Judge(retries=retries, reasoning=reasoning)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
@@ -471,7 +476,7 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) 
         analysis = {k: v for k, v in (meta.get("analysis") or {}).items() if k in PROCESS_KEYS}
         if analysis:
             verdict, problems = await judge.ask(
-                process_prompt(chat, analysis), _validator(list(analysis)), _schema(list(analysis))
+                process_prompt(chat, analysis), _validator(list(analysis)), _schema(list(analysis)), calls=meta
             )
             details["process_problems"] = problems
             if verdict is None:
@@ -488,7 +493,7 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) 
             first, second = (cot, direct) if cot_first else (direct, cot)
             details["cot_first"] = cot_first
             scores, problems = await judge.ask(
-                blind_replies_prompt(chat, first, second), BlindScores.model_validate, BlindScores
+                blind_replies_prompt(chat, first, second), BlindScores.model_validate, BlindScores, calls=meta
             )
             details["reply_problems"] = problems
             if scores is None:
@@ -512,7 +517,10 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False) 
                 else:
                     value["tie"] = 1.0
                     pick, tie_problems = await judge.ask(
-                        tie_prompt(chat, first, second, cot_score), TiePreference.model_validate, TiePreference
+                        tie_prompt(chat, first, second, cot_score),
+                        TiePreference.model_validate,
+                        TiePreference,
+                        calls=meta,
                     )
                     details["tie_problems"] = tie_problems
                     if pick is not None:

@@ -12,13 +12,15 @@ from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
+from ...shared.answers import strip_thinking
+from ...shared.budgets import call_budget, record_call
 from ...shared.outputs import output_problem
 from ...shared.runs import INPUTS, input_record, version
 from .dataset import (
@@ -87,21 +89,28 @@ def _structured(mode: Structured) -> bool:
     return embedded_base_model()
 
 
+REPLY_TOKENS = 1024
+"""The reply call's own budget: the five-part analysis and the reply (a direct reply needs far less)."""
+
+
 async def _reply(
     state: TaskState,
     generate: Generate,
     system: str,
     lang: Lang,
     expected: list[str],
-    max_tokens: int,
+    max_tokens: int | None,
     structured: Structured = "auto",
+    reasoning: bool = False,
 ) -> tuple[dict[str, str], list[str], str]:
     dialogue = Dialogue.model_validate(state.metadata["dialogue"])
     state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=dialogue_message(dialogue, lang))]
     schema = answer_schema(lang, expected) if _structured(structured) else None
     state.metadata["structured_output"] = schema is not None
-    state = await generate(state, max_tokens=max_tokens, response_schema=schema)
-    parsed = parse_answer(state.output.completion, expected)
+    budget = call_budget(get_model(), REPLY_TOKENS, max_tokens, reasoning)
+    state = await generate(state, max_tokens=budget.tokens, response_schema=schema)
+    record_call(state.metadata, "reply", budget, state.output)
+    parsed = parse_answer(strip_thinking(state.output.completion), expected)
     fields = dict(parsed.fields)
     for key, value in parsed.fields.items():  # analysis fields that only echo the template are missing
         if key != "response" and placeholder(value):
@@ -137,15 +146,16 @@ def write_reply(
     mode: Literal["cot", "direct"] = "cot",
     lang: Lang = "zh",
     ablate: tuple[str, ...] = (),
-    max_tokens: int = 1024,
+    max_tokens: int | None = None,
     structured: Structured = "auto",
+    reasoning: bool = False,
 ) -> Solver:
     """Generate 用户's next reply with the CoT or the direct prompt and read its fields."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         expected = [k for k in COMPONENT_KEYS if k not in ablate] if mode == "cot" else []
         system = cot_prompt(lang, ablate) if mode == "cot" else direct_prompt(lang)
-        fields, problems, _ = await _reply(state, generate, system, lang, expected, max_tokens, structured)
+        fields, problems, _ = await _reply(state, generate, system, lang, expected, max_tokens, structured, reasoning)
         _record(state, "", fields, problems)
         state.metadata["analysis"] = {k: v for k, v in fields.items() if k != "response"}
         state.metadata["mode"] = mode
@@ -157,7 +167,11 @@ def write_reply(
 
 @solver
 def write_both_replies(
-    lang: Lang = "zh", max_tokens: int = 1024, ablate: tuple[str, ...] = (), structured: Structured = "auto"
+    lang: Lang = "zh",
+    max_tokens: int | None = None,
+    ablate: tuple[str, ...] = (),
+    structured: Structured = "auto",
+    reasoning: bool = False,
 ) -> Solver:
     """The CoT answer (analysis + reply, Table 7, minus any ablated components) and the direct reply (Table 8) to
     the same dialogue, as the paper's protocol and the pairwise diagnostic need."""
@@ -168,7 +182,9 @@ def write_both_replies(
             ("cot", cot_prompt(lang, ablate), expected_cot),
             ("direct", direct_prompt(lang), []),
         ):
-            fields, problems, text = await _reply(state, generate, system, lang, expected, max_tokens, structured)
+            fields, problems, text = await _reply(
+                state, generate, system, lang, expected, max_tokens, structured, reasoning
+            )
             _record(state, f"_{mode}", fields, problems)
             state.metadata[f"completion_{mode}"] = text
             if mode == "cot":
@@ -216,9 +232,10 @@ def sibench(
     ablate: str | None = None,
     penalize_length: bool = False,
     judge_retries: int = 2,
-    max_tokens: int = 1024,
+    max_tokens: int | None = None,
     human_replies: str | None = None,
     structured: Structured = "auto",
+    reasoning: bool = False,
 ) -> Task:
     """SI-Bench reply generation judged by rubric (paper §3.3, §4).
 
@@ -237,7 +254,10 @@ def sibench(
             social_intention, communicative_strategy.
         penalize_length: score 0 for replies over the 15-character limit (violations are always recorded).
         judge_retries: extra attempts when the judge's JSON is invalid.
-        max_tokens: generation budget for the model's answer.
+        max_tokens: output budget of the model's reply (default 1,024 tokens; a reasoning model gets room for
+            its reasoning, docs/models.md).
+        reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
+            DeepSeek-R1 on vLLM): its replies, and the judge's calls when it judges itself, get room for reasoning.
         structured: ask for the answer template as structured output (a JSON schema; a llama.cpp grammar on the
             embedded model): ``auto`` = only for the embedded base model, ``on``, ``off``.
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
@@ -262,20 +282,22 @@ def sibench(
             raise ValueError("human replies are judged with mode=cot or mode=direct (single-reply scoring)")
         solver = use_human_replies(replies)
         scorer = (
-            cot_judge(judge_retries, penalize_length) if mode == "cot" else reply_judge(judge_retries, penalize_length)
+            cot_judge(judge_retries, penalize_length, reasoning)
+            if mode == "cot"
+            else reply_judge(judge_retries, penalize_length, reasoning)
         )
     elif mode == "paper":
-        solver = write_both_replies(lang, max_tokens, removed, structured)
-        scorer = paper_judge(seed=seed, retries=judge_retries, penalize_length=penalize_length)
+        solver = write_both_replies(lang, max_tokens, removed, structured, reasoning)
+        scorer = paper_judge(seed=seed, retries=judge_retries, penalize_length=penalize_length, reasoning=reasoning)
     elif mode == "pairwise":
-        solver = write_both_replies(lang, max_tokens)
-        scorer = pairwise_judge(seed=seed, retries=judge_retries)
+        solver = write_both_replies(lang, max_tokens, reasoning=reasoning)
+        scorer = pairwise_judge(seed=seed, retries=judge_retries, reasoning=reasoning)
     elif mode == "cot":
-        solver = write_reply("cot", lang, removed, max_tokens, structured)
-        scorer = cot_judge(judge_retries, penalize_length)
+        solver = write_reply("cot", lang, removed, max_tokens, structured, reasoning)
+        scorer = cot_judge(judge_retries, penalize_length, reasoning)
     else:
-        solver = write_reply("direct", lang, (), max_tokens, structured)
-        scorer = reply_judge(judge_retries, penalize_length)
+        solver = write_reply("direct", lang, (), max_tokens, structured, reasoning)
+        scorer = reply_judge(judge_retries, penalize_length, reasoning)
     inputs = {"dialogues": input_record(data_path())}
     if human_replies:
         inputs["human_replies"] = input_record(human_replies)
