@@ -97,10 +97,34 @@ def browser() -> Iterator[Any]:
         yield launched
 
 
+def anthropic_events(message: dict[str, Any]) -> bytes:
+    """An Anthropic Messages API reply as the server-sent events of a streamed response (inspect streams requests
+    with extended thinking or large budgets): message_start, each text block, message_delta, message_stop."""
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}})
+    ]
+    for index, block in enumerate(message["content"]):
+        delta = {"type": "text_delta", "text": block["text"]}
+        start = {**block, "text": ""}
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]  # fmt: skip
+    ending = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    usage = {"output_tokens": message["usage"]["output_tokens"]}
+    events += [
+        ("message_delta", {"type": "message_delta", "delta": ending, "usage": usage}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
 @contextmanager
 def recording_server(reply: Any) -> Iterator[Any]:
     """A local HTTP server on 127.0.0.1 that speaks a hosted API just enough for our tests: every POST body is
-    recorded as ``(path, json body)`` in ``server.requests`` and answered with ``reply(body, server)`` as JSON."""
+    recorded as ``(path, json body)`` in ``server.requests`` and answered with ``reply(body, server)`` as JSON (an
+    Anthropic message asked for as a stream: as its server-sent events)."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -108,9 +132,11 @@ def recording_server(reply: Any) -> Iterator[Any]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
-            data = json.dumps(reply(body, self.server)).encode()
+            answer = reply(body, self.server)
+            streamed = body.get("stream") is True and answer.get("type") == "message"
+            data = anthropic_events(answer) if streamed else json.dumps(answer).encode()
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/event-stream" if streamed else "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

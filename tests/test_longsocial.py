@@ -88,6 +88,10 @@ LETTER_READINGS = [
     ("I'll go with B", "B"),
     ("<think>Option A looks tempting, but c4 rebuts it. Answer: A?</think>\nAnswer: C", "C"),
     ("<think>The answer is B.</think>", None),
+    ("<think>Let me weigh A against B. The answer is", None),  # cut off while thinking: no answer
+    ("A seems wrong; B fits c3 better.</think>\nAnswer: D", "D"),  # the template opened the block (DeepSeek-R1)
+    ("Answer: C\n\nWhy not the others: A and C read 2 of the 3 cues, (B) overstates c2, D ignores c1.", "C"),
+    ("**Answer:** B\n\nOption A is tempting (c4 says so), but c7 settles it.", "B"),
     # no answer: English words, two letters, letters outside the options, prose
     ("The answer is a bit unclear.", None),
     ("The answer is a matter of interpretation.", None),

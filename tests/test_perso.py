@@ -284,6 +284,28 @@ def test_tasks_show_the_post_without_edits() -> None:
         ("Response 1 (the longer one) - 1\nResponse 2 (the shorter one) - 3", (1, 3), None),
         ("Response 1: 3\nResponse 2: 2\nOn reflection:\nResponse 1: 2\nResponse 2: 4", (2, 4), None),
         ("Response 1 mentions 4 studies.\nResponse 2 mentions 1.", None, "no rating for Response 1"),
+        # numbers that count something after a rating are not ratings
+        ("Response 1: 2\nResponse 2: 4\nResponse 1 is 4 times longer but says less.", (2, 4), None),
+        ("Response 1: 1\nResponse 2: 3\n\nResponse 2 is rated 2 points higher: it engages the OP.", (1, 3), None),
+        ("Response 1: 4\nResponse 2: 1\nResponse 2 is 3 sentences of insults.", (4, 1), None),
+        ("Response 1: 3 (cites 2 sources)\nResponse 2: 1 (no sources)", (3, 1), None),
+        ("Response 1: 4 — it rebuts all 3 premises\nResponse 2: 2 — it rebuts 1", (4, 2), None),
+        ("Response 1: 4 out of 4\nResponse 2: 2 out of 4", (4, 2), None),
+        ("Response 1: 3 because it concedes 1 point\nResponse 2: 1 since it ignores 2 of them", (3, 1), None),
+        ("- Response 1: 2\n- Response 2: 4\n\nNote: Response 1 lists 5 examples, Response 2 lists 1.", (2, 4), None),
+        ("Ratings:\nResponse 1: 1\nResponse 2: 4\nResponse 2 wins 4-1.", (1, 4), None),
+        ("| Response 1 | 3 |\n| Response 2 | 1 |", None, "no rating for Response 1"),
+        ("Response 1: 2.\nResponse 2: 3.\nBoth are under 4 paragraphs.", (2, 3), None),
+        ("Response 1: 4; Response 2: 3.", (4, 3), None),
+        ("RESPONSE 1: 1\nRESPONSE 2: 2", (1, 2), None),
+        ("Response 1:4\nResponse 2:1", (4, 1), None),
+        ("Response 1 — 3\nResponse 2 — 4", (3, 4), None),
+        # reasoning blocks (Qwen3 / DeepSeek-R1 on vLLM) are not the answer
+        ("<think>Response 1: 4 looks right, Response 2: 1?</think>\nResponse 1: 2\nResponse 2: 3", (2, 3), None),
+        ("<think>Maybe Response 1: 4 and Response 2: 3", None, "no rating for Response 1"),
+        ("Response 1: 3\nResponse 2: 2\nIn short, Response 1 answers 2 of the OP's 3 points.", (3, 2), None),
+        ("Response 1: 1\nResponse 2: 4\n\n(Response 2 quotes the OP 3 times.)", (1, 4), None),
+        ("Response 1 is 2 paragraphs and Response 2 is 5 paragraphs.", None, "no rating for Response 1"),
     ],
 )
 def test_parse_ratings(text: str, ratings: tuple[int, int] | None, problem: str | None) -> None:

@@ -20,6 +20,7 @@ from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sa
 from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, scope_nodes, stem_posts
 from socialbench.conversations.render import short_ids
 from socialbench.shared import retrieval
+from socialbench.shared.budgets import call_counts
 
 EPISODE = "se:stackexchange:3589"
 PAPER_SETTINGS = 29
@@ -458,32 +459,51 @@ def _items(tmp_path: Path, n: int = 4) -> tuple[str, dict[str, str]]:
     return path, gold
 
 
-def _scripted_model(decide: Any) -> Any:
+THINKS = 4_000
+CHATTY = {
+    "answer": "\n\nWhy not the others: A and C read 2 of the 3 cues, (B) overstates c2, and D ignores the 1st edit.",
+    "retrieve": "\n\nI left out c1 and c2: they repeat 3 points of the OP (answer B in spirit).",
+    "reflect": " Option B (c2) was tempting, since 2 replies support it, but A, C and D fit less.",
+}
+"""What a chatty model adds after the right answer: explanations full of numbers, letters and post ids."""
+
+
+def _scripted_model(decide: Any, kind: str = "oracle") -> Any:
     """A mockllm whose answer to each call is ``decide(prompt)``; the auxiliary calls of the settings (retriever,
-    notes, judge, reflection) get answers that cannot change the outcome."""
+    notes, judge, reflection) get answers that cannot change the outcome. ``kind``: ``thinker`` returns an empty
+    answer cut off by the token limit whenever a call's budget is under `THINKS` tokens (a reasoning model that
+    spent it thinking); ``chatty`` adds `CHATTY` after each answer (open answers stay as they are: the scripted
+    judge compares texts exactly)."""
 
     def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
         text = input[-1].text
+        if kind == "thinker" and (config.max_tokens or 0) < THINKS and '"correct": true|false' not in text:
+            return ModelOutput.from_content(model="mockllm/model", content="", stop_reason="max_tokens")
+        call = "answer"
         if text.rstrip().endswith("Relevant:"):
-            content = "c0"
+            content, call = "c0", "retrieve"
         elif "For each region write" in text:
-            content = "Region 1: the question post."
+            content, call = "Region 1: the question post.", "notes"
         elif '"correct": true|false' in text:
             reference = text.split("Reference answer: ", 1)[1].split("\n", 1)[0]
             given = text.split("Reader's answer: ", 1)[1].split("\n", 1)[0]
-            content = json.dumps({"correct": reference.strip() == given.strip(), "rationale": "compared"})
+            verdict = {"correct": reference.strip() == given.strip(), "rationale": "compared"}
+            content, call = json.dumps(verdict), "judge"
         elif text.startswith("Now reflect on your answer."):
-            content = "On reflection I keep my answer."
+            content, call = "On reflection I keep my answer.", "reflect"
         else:
             content = decide(text)
+            call = "answer" if _OPTION.search(text) else "open"
+        if kind == "chatty":
+            content += CHATTY.get(call, "")
         return ModelOutput.from_content(model="mockllm/model", content=content)
 
     return get_model("mockllm/model", custom_outputs=respond, memoize=False)
 
 
-def _evaluate(workflow: str, items: str, model: Any, tmp_path: Path) -> EvalLog:
+def _evaluate(workflow: str, items: str, model: Any, tmp_path: Path, **task_args: Any) -> EvalLog:
     (log,) = eval(
-        longsocial(items=items, workflow=workflow, missing_oracle="skip"),
+        longsocial(items=items, workflow=workflow, missing_oracle="skip", **task_args),
         model=model,
         model_roles={"grader": model},
         log_dir=str(tmp_path / "logs"),
@@ -497,10 +517,13 @@ def _metrics(log: EvalLog) -> dict[str, Any]:
     return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("kind", ["oracle", "thinker", "chatty"])
 @pytest.mark.parametrize("workflow", list(WORKFLOWS))
-def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, tmp_path: Path) -> None:
+def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, kind: str, tmp_path: Path) -> None:
     """The oracle answers the gold option's letter as shown (through the option shuffle), or, without options,
-    the gold text: 100% everywhere, or the shuffle, the gold or the letter reader is broken somewhere."""
+    the gold text: 100% everywhere, or the shuffle, the gold or the letter reader is broken somewhere. A thinker
+    (declared with -T reasoning=true, so every call has room to reason) and a chatty oracle score the same, and
+    no intermediate call of theirs comes back cut off or empty."""
     items, gold = _items(tmp_path)
     golds = {_plain(g) for g in gold.values()}
 
@@ -512,8 +535,11 @@ def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, tmp_path: 
         return f"Final answer: {letter}"
 
     expected = len(longsocial(items=items, workflow=workflow, missing_oracle="skip").dataset)
-    metrics = _metrics(_evaluate(workflow, items, _scripted_model(oracle), tmp_path))
+    reasoning = {"reasoning": True} if kind == "thinker" else {}
+    log = _evaluate(workflow, items, _scripted_model(oracle, kind), tmp_path, **reasoning)
+    metrics = _metrics(log)
     assert metrics["accuracy"] == 1.0 and metrics["asked_items"] == expected > 0 and metrics["unparsed"] == 0
+    assert not any(c.failed for c in call_counts(s.metadata for s in log.samples or []).values())
 
 
 @pytest.mark.parametrize("workflow", ["full", "cot", "bm25-k20", "rag-bm25-k20-a1", "struct-branches", "shuffled"])

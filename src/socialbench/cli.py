@@ -557,6 +557,7 @@ def run(
         from .shared.runs import light_log
 
         bench.summarize(light_log(logs[0].location), out)  # scores and metadata: the prompts stay on disk
+        _print_failed_calls(out, [logs[0].location])
     else:
         from .shared.runs import run_set
 
@@ -657,6 +658,9 @@ def report(
         bench.report(every_log, out, as_json=as_json, **options)
         if not as_json:  # --json has the same rows under "usage" and "left_out"
             print_usage(out, [r.path for r in runs.runs])
+            _print_failed_calls(
+                out, [r.path for r in runs.runs], {r.path: f"{Path(r.path).name} ({r.label})" for r in runs.runs}
+            )
             for note in runs.notes():
                 out.print(note)
         if html_path or figures_dir or tables_dir:
@@ -700,6 +704,16 @@ def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[s
         _refuse_writing_over(str(written), inputs)  # before anything is read
     with protecting(inputs):
         fn(out, as_json=as_json, **options)
+
+
+def _print_failed_calls(console: Any, paths: list[str], labels: dict[str, str] | None = None) -> None:
+    """Per run, the kinds of model calls that came back cut off or empty, with their budgets (docs/models.md)."""
+    from .shared.budgets import describe_calls, logged_calls
+
+    for path in paths:
+        for line in describe_calls(logged_calls(path)):
+            who = f"{labels[path]}: " if labels and path in labels else ""
+            console.print(f"[yellow]Model calls:[/] {who}{line}")
 
 
 def _paths_among(values: Iterable[Any]) -> list[str]:

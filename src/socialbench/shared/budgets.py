@@ -50,6 +50,7 @@ CALL_KINDS: dict[str, str] = {
 """Every kind of model call, as recorded in ``model_calls`` and listed in docs/models.md."""
 
 CUT = ("max_tokens", "model_length")
+OWN = "the call's own budget"
 
 
 def _info(model: Model | str) -> Any:
@@ -115,7 +116,7 @@ def call_budget(model: Model | str, default: int, given: int | None = None, decl
             tokens = max(tokens, thinking + default)
         limit = getattr(_info(model), "output_tokens", None)
         return Budget(min(tokens, limit) if limit else tokens, "reasoning model: room for its reasoning")
-    return Budget(default, "the call's own budget")
+    return Budget(default, OWN)
 
 
 def record_call(metadata: MutableMapping[str, Any], kind: str, budget: Budget, output: ModelOutput) -> None:
@@ -178,9 +179,14 @@ def describe_calls(counts: Mapping[str, CallCounts]) -> list[str]:
             continue
         causes = ", ".join(f"{name} {n}" for name, n in (("cut off", c.cut_off), ("empty", c.empty)) if n)
         budgets = "; ".join(f"{t} tokens ({why})" for t, why in sorted(c.budgets)) or "unknown"
+        hint = (
+            " (a reasoning model inspect does not know? declare it: socialbench run --reasoning / -T reasoning=true)"
+            if c.cut_off and all(why == OWN for _, why in c.budgets)
+            else ""
+        )
         lines.append(
             f"{kind} calls cut off or empty: {c.failed} of {c.calls} ({causes}) on {c.failed_samples} of "
-            f"{c.samples} samples; budget {budgets}"
+            f"{c.samples} samples; budget {budgets}{hint}"
         )
     return lines
 
@@ -189,3 +195,19 @@ def known_context(model: Model) -> int | None:
     """The model's context window from inspect's model data (None for an unknown model or server)."""
     value = getattr(_info(model), "context_length", None)
     return int(value) if value else None
+
+
+def _logged_calls(log: Any) -> dict[str, dict[str, Any]]:
+    counts = call_counts(sample.metadata for sample in log.samples or [])
+    return {kind: {**vars(c), "budgets": sorted(c.budgets)} for kind, c in counts.items()}
+
+
+def logged_calls(path: str) -> dict[str, CallCounts]:
+    """A log's model calls per kind (read once per log content; `shared.runs.extracted`)."""
+    from .runs import extracted
+
+    raw = extracted(path, _logged_calls, persist=True)
+    return {
+        kind: CallCounts(**{**c, "budgets": frozenset((int(t), str(w)) for t, w in c["budgets"])})
+        for kind, c in raw.items()
+    }

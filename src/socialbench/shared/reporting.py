@@ -162,6 +162,7 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
     """What produced a report, read from the log headers: version, models, the runs counted (each with its label:
     what tells it apart from the others), their settings, sample counts, log files and dates, and every log left out
     with the reason (`shared.runs`). Everything in a report is recomputed from these logs."""
+    from .budgets import describe_calls, logged_calls
     from .runs import run_set
 
     chosen = run_set(logs)
@@ -178,6 +179,7 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
                 "samples": header.results.total_samples if header.results else 0,
                 "created": header.eval.created,
                 "status": header.status,
+                "failed_calls": describe_calls(logged_calls(info.path)),
             }
         )
     try:
@@ -281,6 +283,12 @@ def render_html(doc: Document) -> str:
         '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>settings</th>'
         f"<th>samples</th><th>run date</th><th>status</th><th>log</th></tr></thead><tbody>{runs}</tbody></table>"
     )
+    if failed := [(r, line) for r in prov["runs"] for line in r.get("failed_calls") or []]:
+        rows = "".join(f"<tr><td>{html.escape(r['label'])}</td><td>{html.escape(line)}</td></tr>" for r, line in failed)
+        header += (
+            '<h3 id="failed-calls">Model calls cut off or empty</h3><table class="provenance"><thead><tr><th>run</th>'
+            f"<th>calls (docs/models.md)</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
     if prov.get("left_out"):
         left = "".join(
             f"<tr><td>{html.escape(x['log'])}</td><td>{html.escape(x['reason'])}</td></tr>" for x in prov["left_out"]
@@ -416,9 +424,13 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
     runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
     with atomic_writer(runs) as handle:
         writer = csv.writer(handle)
-        writer.writerow(["log", "counted", "run", "status", "samples", "created", "why left out"])
+        writer.writerow(
+            ["log", "counted", "run", "status", "samples", "created", "why left out", "model calls cut off or empty"]
+        )
         for r in doc.provenance["runs"]:
-            writer.writerow([r["log"], "yes", r.get("label", r["model"]), r["status"], r["samples"], r["created"], ""])
+            failed = "; ".join(r.get("failed_calls") or []) or None
+            row = [r["log"], "yes", r.get("label", r["model"]), r["status"], r["samples"], r["created"], "", failed]
+            writer.writerow(row)
         for x in doc.provenance.get("left_out", []):
-            writer.writerow([x["log"], "no", "", "", "", "", x["reason"]])
+            writer.writerow([x["log"], "no", "", "", "", "", x["reason"], ""])
     return [*out, runs]

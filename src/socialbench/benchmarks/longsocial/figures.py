@@ -16,7 +16,7 @@ from ...shared.runs import INPUTS, file_digest, run_set
 from . import paper
 from .items import CAPABILITIES
 from .recall import evidence_recall
-from .report import NO_FULL, PAPER_PLATFORMS, analyses, load_mapping, load_runs
+from .report import NO_FULL, PAPER_PLATFORMS, analyses, degraded_marks, load_mapping, load_runs
 
 
 def _run_label(row: dict[str, Any]) -> str:
@@ -75,6 +75,7 @@ def document(
             "truncated",
             "posts kept %",
             "fell back to Full",
+            "ran without its setting",
             "Δ Full (pp)",
             "paired items",
         ],
@@ -89,6 +90,7 @@ def document(
                 c["truncated"],
                 _pct(c["posts_kept"]),
                 c["fallbacks"],
+                "; ".join(degraded_marks(c)) or None,
                 _delta_estimate(c["delta_vs_full"]) if c["delta_vs_full"] or not c["no_partner"] else "no partner",
                 (c["delta_vs_full"] or {}).get("n"),
             ]
@@ -130,7 +132,7 @@ def document(
     fam_table = Table(
         "longsocial-families",
         "Setting families (Table 14): mean accuracy % over cells [cell-level 95% CI]; n counts cells, not items",
-        ["family", "cells", "mean %", "Δ Full (pp)", "diagnostic"],
+        ["family", "cells", "mean %", "Δ Full (pp)", "diagnostic", "† cells that ran without their setting"],
         [
             [
                 f["family"],
@@ -138,6 +140,7 @@ def document(
                 Estimate(_pct(f["mean"]), _ci(f, 0), _ci(f, 1), f["cells"]),
                 _pct(f["delta_vs_full"]),
                 f["diagnostic"],
+                "; ".join(f"{k}: {v}" for k, v in (f.get("degraded") or {}).items()) or None,
             ]
             for f in fams
         ],

@@ -26,7 +26,7 @@ from rich.table import Table
 from scipy.stats import spearmanr
 
 from ...core.jsonl import dump_json
-from ...shared.budgets import call_counts, describe_calls
+from ...shared.budgets import CallCounts, call_counts
 from ...shared.ledger import usage_rows
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
@@ -66,6 +66,7 @@ def score_rows(log: EvalLog) -> list[dict[str, Any]]:
                 "empty_notes": "notes" in context and not str(context["notes"]).strip(),
                 "no_labels": "labels" in context and not context["labels"],
                 "failed_calls": sorted(kind for kind, c in calls.items() if c.failed),
+                "model_calls": (sample.metadata or {}).get("model_calls"),
                 "kept_posts": cut.get("kept_posts"),
                 "total_posts": cut.get("total_posts"),
                 "correct": float(score.as_float()),
@@ -192,12 +193,10 @@ def summarize(log: EvalLog, console: Console) -> None:
             f"Unjudged: the grader gave no valid verdict on {whole['unjudged']} of {whole['asked']} asked items; "
             "they are left out of the accuracy (n judged = asked - unjudged), not scored wrong."
         )
-    for line in describe_calls(call_counts(s.metadata for s in log.samples or [])):
-        console.print(f"[yellow]Model calls:[/] {line}")
-    if whole["empty_notes"] or whole["no_labels"]:
+    if empty := [m for m in degraded_marks(whole) if m.startswith(("notes empty", "no labels"))]:
         console.print(
-            f"[yellow]Empty intermediate results:[/] {'; '.join(degraded_marks(whole)[bool(whole['fallbacks']) :])} "
-            "(the setting answered without the notes / labels it is named for; every report marks this run)."
+            f"[yellow]Empty intermediate results:[/] {'; '.join(empty)} (the setting answered without the notes / "
+            "labels it is named for; every report marks this run)."
         )
     if whole["fallbacks"]:
         most = (
@@ -281,6 +280,11 @@ class Run:
     @cached_property
     def line(self) -> dict[str, Any]:
         return group_line(self.rows)
+
+    @cached_property
+    def calls(self) -> dict[str, CallCounts]:
+        """Per call kind, the run's model calls, their budgets and how many came back cut off or empty."""
+        return call_counts({"model_calls": r.get("model_calls")} for r in self.rows)
 
 
 def _logged(log: EvalLog) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -393,6 +397,8 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "delta_vs_full": delta,
                 "delta_models": len(both) if family != "Full-context" else None,
                 "no_partner": NO_FULL if family != "Full-context" and not both else None,
+                # cells that ran without what their setting is named for are in this mean: said next to it
+                "degraded": {c["workflow"]: "; ".join(marks) for c in members if (marks := degraded_marks(c))},
             }
         )
     return out
@@ -844,6 +850,8 @@ def analyses(
                 "created": r.created,
                 "truncated": r.line["truncated"],
                 "posts_kept": r.line["posts_kept"],
+                "degraded": degraded_marks(r.line),
+                "model_calls": {k: vars(c) | {"budgets": sorted(c.budgets)} for k, c in r.calls.items()},
             }
             for r in runs
         ],
@@ -960,6 +968,8 @@ def report(
         if f["no_partner"]:
             delta = "no partner"
         name = f["family"] + (" (diagnostic)" if f["diagnostic"] else "")
+        if f.get("degraded"):  # a cell of the mean ran without its setting
+            name += f" † {len(f['degraded'])} of {f['cells']} cells ran without their setting"
         fam.add_row(name, str(f["cells"]), _pct(f["mean"]), f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]", delta)
     console.print(fam)
     if data["reasoning_lifts"]:

@@ -159,11 +159,11 @@ def open_answer_prompt(stem: str, gold: str, answer: str) -> str:
 
 
 @scorer(metrics=METRICS)
-def open_answer_judge(retries: int = 2) -> Scorer:
+def open_answer_judge(retries: int = 2, reasoning: bool = False) -> Scorer:
     """The open-answer diagnostic: the grader (model role ``grader``) judges the free-text answer against the gold
     option. An empty answer is ``unparsed``; a judge that never gives a valid verdict leaves it ``unjudged``;
     both count as wrong and are counted."""
-    judge = Judge(retries=retries)
+    judge = Judge(retries=retries, reasoning=reasoning)  # reasoning: the model under test's, when it judges
 
     async def score(state: TaskState, target: Target) -> Score:
         if state.metadata.get(OVERLENGTH):

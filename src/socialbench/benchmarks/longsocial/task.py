@@ -401,7 +401,7 @@ def longsocial(
             fit_context(flow, threads, overlength, max_context, reasoning=reasoning, max_tokens=max_tokens),
             answer(flow, answer_mode, max_tokens, reasoning),
         ],
-        scorer=open_answer_judge() if "grader" in flow.needs else choice_letter(),
+        scorer=open_answer_judge(reasoning=reasoning) if "grader" in flow.needs else choice_letter(),
         # settings whose items share no discussion do not pay for cache writes (Anthropic bills them at 1.25x)
         config=GenerateConfig(temperature=0.0, cache_prompt=False if flow.prompt_cache == "off" else None),
         metadata={

@@ -35,12 +35,16 @@ RATINGS_KEY = "perso:ratings"
 # A rating is read from a labelled rating only: "Response 1: 4", "**Response 1:** 4", "Response 1 (more
 # persuasive): 4", "Response 1 rating = 4/4", "Rating for Response 1: 4" -- "Response N", then only markup, one
 # parenthetical, the words rating / score / rated / gets / receives / is, and a separator before the number. A digit
-# in an explanation ("Response 2 makes 2 concrete points") is not a rating. The last rating of each response counts
-# (a model may restate its answer). A hand-written reader: the shapes are ours, no library parses them.
+# in an explanation ("Response 2 makes 2 concrete points") is not a rating, nor is a number that counts something
+# ("Response 1 is 4 times longer", "Response 2 is rated 2 points higher"): a rating ends its clause (end of line,
+# "/4", "out of 4", punctuation, a parenthesis, a dash, or a connective such as "because"). The last rating of each
+# response counts (a model may restate its answer). A hand-written reader: the shapes are ours, no library parses
+# them.
+_ENDS = r"(?=\s*(?:$|/|out\b|of\b|[.,;:!?()\[\]*_`\-\u2013\u2014]|(?:because|since|as|for|but|while|whereas|and)\b))"
 _RATING = {
     n: re.compile(
-        rf"(?i)response\s*{n}(?!\d)[*_`\s]*(?:\([^)\n]{{0,40}}\)[*_`\s]*)?"
-        r"(?:(?:rating|score|rated|gets|receives|is)[*_`\s]*)*[:=\-\u2013\u2014]?[*_`\s]*(\d+)(?![\d.,]\d)"
+        rf"(?im)response\s*{n}(?!\d)[*_`\s]*(?:\([^)\n]{{0,40}}\)[*_`\s]*)?"
+        r"(?:(?:rating|score|rated|gets|receives|is)[*_`\s]*)*[:=\-\u2013\u2014]?[*_`\s]*(\d+)(?![\d.,]\d)" + _ENDS
     )
     for n in (1, 2)
 }
