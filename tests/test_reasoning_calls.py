@@ -376,3 +376,21 @@ def test_a_starved_thinker_is_counted_per_call_kind_and_marked_wherever_longsoci
     grid = (tables / "longsocial-grid.csv").read_text()
     assert "retrieve calls cut off or empty on 1/1" in grid and "no labels on 1/1" in grid
     assert "labels calls cut off or empty" in (tables / "longsocial-runs.csv").read_text()
+
+
+def test_run_reasoning_declares_the_model_for_every_call_and_is_part_of_the_runs_identity(tmp_path: Path) -> None:
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    args = ["run", "perso", "-T", "task=cognitive", "--model", "mockllm/model", "--limit", "1", "--display", "none"]
+    result = CliRunner().invoke(main, [*args, "--reasoning", "--log-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (info,) = list_eval_logs(str(tmp_path))
+    log = read_eval_log(info)
+    assert log.eval.task_args["reasoning"] is True
+    (sample,) = log.samples or []
+    assert sample.metadata["model_calls"]["choose"]["budget"] == {
+        "tokens": REASONING_BUDGET,
+        "why": "reasoning model: room for its reasoning",
+    }
+    twice = CliRunner().invoke(main, [*args, "--reasoning", "-T", "reasoning=false", "--log-dir", str(tmp_path)])
+    assert twice.exit_code != 0 and "given twice" in twice.output
