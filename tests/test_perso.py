@@ -633,6 +633,9 @@ def test_compare_paper_lists_every_number_the_summary_gives() -> None:
     assert paper.COGNITIVE["Gemma-3-12B"][0]["emotion"] == 23.25
     assert paper.COGNITIVE["Qwen-3.5-4B (thinking)"][0]["belief"] == 63.5
     assert paper.COGNITIVE["Qwen-3.5-35B (thinking)"][0] == {"belief": 69.75, "emotion": 41.25, "intent": None}
+    # the best human's scores derivable from §4.3 (Sonnet-4.6 leads; the human is 6 ahead on emotion, 4.5 on intent)
+    human, sonnet = paper.COGNITIVE["best human participant"][0], paper.COGNITIVE["Sonnet-4.6"][0]
+    assert (human["emotion"], human["intent"]) == (sonnet["emotion"] + 6, sonnet["intent"] + 4.5) == (65.0, 85.0)
     text = (Path(__file__).parents[1] / ".." / "shared" / "papers" / "PerSo.txt").resolve()
     if text.exists():  # each row's source line quotes numbers that are in our copy of the paper
         body = text.read_text()
@@ -641,3 +644,26 @@ def test_compare_paper_lists_every_number_the_summary_gives() -> None:
                 if value is not None and name != "best human participant":
                     assert f"{value:g}" in body or f"{value:.2f}" in body or f"{value:.1f}" in body, (name, value)
             assert name in paper.SOURCES
+
+
+def test_gold_positions_are_balanced_per_dimension_and_lint_checks_the_file_as_shown(tmp_path: Path) -> None:
+    """A model that always answers "A" scores chance on every dimension under the seeded shuffle (issue 36: it
+    scored 62.5% on emotion); lint checks the letters as shown, and fails the authored order (-1), which is not."""
+    from socialbench.benchmarks.perso.lint import lint_items
+
+    task = perso(task="cognitive")
+    constant = _run(task, {str(s.input): ["Answer: A"] for s in task.dataset}, tmp_path)
+    metrics = {k: v.value for k, v in constant.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+    assert metrics["accuracy"] == metrics["belief"] == metrics["emotion"] == metrics["intent"] == 0.25
+    for seed in (0, 1, 7):
+        shown = perso(task="cognitive", seed=seed)
+        for dimension in ("belief", "emotion", "intent"):
+            letters = [s.target for s in shown.dataset if s.metadata["dimension"] == dimension]  # type: ignore[index]
+            assert sorted(letters) == ["A", "A", "B", "B", "C", "C", "D", "D"], (seed, dimension)
+    one = perso(task="cognitive", dimension="emotion")  # a dimension alone is shown as in the whole file
+    assert {s.id: s.target for s in one.dataset} == {
+        s.id: s.target for s in task.dataset if s.metadata["dimension"] == "emotion"  # type: ignore[index]
+    }
+    assert all(h["passed"] for h in lint_items().heuristics)
+    authored = [h for h in lint_items(seed=-1).heuristics if h["heuristic"].startswith("always")]
+    assert any(not h["passed"] for h in authored)

@@ -371,6 +371,7 @@ def test_a_starved_thinker_is_counted_per_call_kind_and_marked_wherever_longsoci
     terminal = " ".join(result.output.split())
     assert "answer calls cut off or empty: 1 of 1 (cut off 1)" in terminal
     assert "budget 1000 tokens (-T max_tokens)" in terminal
+    assert "rag-bm25-k20-a1 [notes empty on 1/1]" in terminal  # labels reach the terminal whole (no Rich markup)
     page = html.read_text()
     assert "Model calls cut off or empty" in page and "notes empty on 1/1" in page
     grid = (tables / "longsocial-grid.csv").read_text()

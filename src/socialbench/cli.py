@@ -18,7 +18,6 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TransferSpeedColumn
-from rich.table import Table
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
@@ -36,6 +35,7 @@ from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
 from .core.jsonl import dump_json, protecting
 from .shared.ledger import print_usage
+from .shared.terminal import Table
 
 if TYPE_CHECKING:
     from .shared.benchmark import Parameter

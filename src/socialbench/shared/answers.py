@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from inspect_ai.model import Logprob, ModelOutput, TopLogprob
 
@@ -84,13 +84,32 @@ def extract_letter(text: str, letters: Sequence[str] = ("A", "B", "C", "D")) -> 
     return None
 
 
-def shuffle_options(options: Sequence[str], gold: int, key: str, seed: int | None) -> tuple[list[str], int, list[int]]:
+def shuffle_options(
+    options: Sequence[str], gold: int, key: str, seed: int | None, gold_at: int | None = None
+) -> tuple[list[str], int, list[int]]:
     """Options in a seeded order, stable per item ``key`` (``seed=None`` keeps the given order), the gold option's
-    index in that order, and the permutation (``shown[i] = options[order[i]]``)."""
+    index in that order, and the permutation (``shown[i] = options[order[i]]``). ``gold_at``: the gold goes to
+    that position and the other options around it in the seeded order (`balanced_gold_positions`)."""
     order = list(range(len(options)))
     if seed is not None:
         random.Random(f"{seed}:{key}").shuffle(order)
+        if gold_at is not None:
+            order.remove(gold)
+            order.insert(gold_at, gold)
     return [options[i] for i in order], order.index(gold), order
+
+
+def balanced_gold_positions(groups: Mapping[str, Sequence[str]], seed: int, n_options: int = 4) -> dict[str, int]:
+    """Per group (e.g. a PerSo dimension), a gold position for each item key such that every position holds the
+    gold equally often (counts differ by at most one), drawn in a seeded order: a model that always answers "A"
+    scores chance on every group, not the share of gold A an unbalanced shuffle happened to give."""
+    out: dict[str, int] = {}
+    for group, keys in groups.items():
+        ordered = sorted(keys)
+        positions = [i % n_options for i in range(len(ordered))]
+        random.Random(f"{seed}:positions:{group}").shuffle(positions)
+        out.update(zip(ordered, positions, strict=True))
+    return out
 
 
 def letter_from_logprobs(output: ModelOutput, letters: Sequence[str] = ("A", "B", "C", "D")) -> str | None:

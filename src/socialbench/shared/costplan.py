@@ -173,7 +173,7 @@ class PlanRow:
 
 
 def print_plan(console: Console, rows: Sequence[PlanRow], title: str) -> None:
-    from rich.table import Table
+    from .terminal import Table
 
     table = Table(title=title)
     for column in ("model", "setting", "items", "prompt tokens", "cache write", "cache read", "hit rate", "output ≤"):

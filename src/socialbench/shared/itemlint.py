@@ -351,7 +351,9 @@ def _texts(c: Candidate) -> list[str]:
 
 
 def print_lint(console: Console, report: LintReport) -> None:
-    from rich.table import Table
+    from rich.text import Text
+
+    from .terminal import Table
 
     table = Table(title=f"{report.title}: surface heuristics over {report.items} items (chance 25%)")
     for column in ("heuristic", "correct", "accuracy", "p (binomial, > chance)", "limit", "result"):
@@ -363,7 +365,7 @@ def print_lint(console: Console, report: LintReport) -> None:
             f"{h['accuracy']:.1%}",
             f"{h['p_value']:.3g}",
             f"{h['limit']:.0%}",
-            "ok" if h["passed"] else "[red]above chance + 10 points[/]",
+            "ok" if h["passed"] else Text("above chance + 10 points", style="red"),
         )
     console.print(table)
     if report.findings:
@@ -371,7 +373,7 @@ def print_lint(console: Console, report: LintReport) -> None:
         for column in ("item", "check", "severity", "serves", "what to change"):
             findings.add_column(column, overflow="fold")
         for f in sorted(report.findings, key=lambda f: (f.severity != "hard", f.item, f.check)):
-            severity = "[red]hard[/]" if f.severity == "hard" else "warning"
+            severity = Text("hard", style="red") if f.severity == "hard" else "warning"
             findings.add_row(f.item, f.check, severity, f.serves, f.message)
         console.print(findings)
     for note in report.not_checked:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from .benchmark import read_log, role_model
+from .terminal import Table
 
 
 def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:

@@ -13,12 +13,12 @@ import statistics
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from ...conversations.render import short_ids
 from ...core.jsonl import atomic_writer, dump_json
 from ...shared import retrieval
 from ...shared.embeddings import embedder_name
+from ...shared.terminal import Table
 from .task import load_pack
 from .workflows import WORKFLOWS, Retrieval, StructureAware
 

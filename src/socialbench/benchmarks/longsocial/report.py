@@ -22,7 +22,6 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 from rich.console import Console
-from rich.table import Table
 from scipy.stats import spearmanr
 
 from ...core.jsonl import dump_json
@@ -33,6 +32,7 @@ from ...shared.outputs import describe
 from ...shared.runs import extracted, run_info, run_set
 from ...shared.statistics import bootstrap_ci
 from ...shared.statistics import percent as _pct
+from ...shared.terminal import Table
 from .items import CAPABILITIES, proportional_quota
 from .scorer import UNJUDGED, UNPARSED
 from .task import CONTEXT

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from ...core.jsonl import dump_json
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
+from ...shared.terminal import Table
 from .report import score_rows
 
 PROBES = ("option-only", "question-only", "title-only")

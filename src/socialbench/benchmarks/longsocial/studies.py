@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from ...conversations.render import short_ids
 from ...core.errors import InputError
@@ -34,6 +33,7 @@ from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import agreement
 from ...shared.statistics import bootstrap_ci, percent
+from ...shared.terminal import Table
 from .items import CAPABILITIES, LETTERS, Item, stratified_sample
 from .task import load_episodes, load_pack, sample_pack, shuffled
 

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from ...conversations.model import Thread
 from ...core.jsonl import dump_json
 from ...shared.statistics import bootstrap_ci, percent
+from ...shared.terminal import Table
 from . import paper
 from .data import (
     DIMENSIONS,

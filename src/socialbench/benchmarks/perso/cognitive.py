@@ -7,7 +7,7 @@ base model, from next-token log-probabilities.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
@@ -15,7 +15,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, groupe
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...conversations.model import Thread
-from ...shared.answers import extract_letter, letter_from_logprobs, shuffle_options
+from ...shared.answers import balanced_gold_positions, extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.budgets import call_budget, record_call
 from ...shared.caching import PrefixGate, layout
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
@@ -28,15 +28,29 @@ LETTERS = ("A", "B", "C", "D")
 ANSWERED, UNPARSED = "answered", "unparsed"
 
 
-def shuffled(item: CognitiveItem, seed: int | None) -> tuple[list[str], str, list[int]]:
-    """Options in a seeded order (stable per item), the gold letter, and the permutation (-1 keeps the order)."""
-    options, gold, order = shuffle_options(item.options, item.gold, item.id, seed)
+def gold_positions(items: Sequence[CognitiveItem], seed: int | None) -> dict[str, int]:
+    """Where each item's gold is shown: balanced over A-D within each dimension of the file (seeded), so the
+    constant-letter baseline is chance on every dimension (None: the authored order)."""
+    if seed is None:
+        return {}
+    by_dimension: dict[str, list[str]] = {}
+    for item in items:
+        by_dimension.setdefault(item.dimension, []).append(item.id)
+    return balanced_gold_positions(by_dimension, seed, len(LETTERS))
+
+
+def shuffled(item: CognitiveItem, seed: int | None, gold_at: int | None = None) -> tuple[list[str], str, list[int]]:
+    """Options in a seeded order (stable per item; the gold at ``gold_at`` when given), the gold letter, and the
+    permutation (-1 keeps the order)."""
+    options, gold, order = shuffle_options(item.options, item.gold, item.id, seed, gold_at)
     return options, LETTERS[gold], order
 
 
-def record_to_sample(item: CognitiveItem, threads: Mapping[str, Thread], seed: int | None = 0) -> Sample:
+def record_to_sample(
+    item: CognitiveItem, threads: Mapping[str, Thread], seed: int | None = 0, gold_at: int | None = None
+) -> Sample:
     thread = threads[item.thread_id]
-    options, gold, order = shuffled(item, seed)
+    options, gold, order = shuffled(item, seed, gold_at)
     return Sample(
         id=item.id,
         input=cognitive_prompt(shown_post(thread), thread.node(item.reply_id).text, item.question, options),

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Literal
 
 from rich.console import Console
-from rich.table import Table
 
 from ...conversations.model import Node, Thread
 from ...conversations.sources.cmv import has_delta
@@ -28,6 +27,7 @@ from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...core.jsonl import dump_json
+from ...shared.terminal import Table
 from .posts import PostCleaning, clean, clean_post
 
 DIMENSIONS = ("belief", "emotion", "intent")

@@ -22,12 +22,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rich.console import Console
-from rich.table import Table
 
 from ...core.errors import InputError
 from ...core.jsonl import dump_json, read_models
 from ...shared.agreement import agreement
 from ...shared.statistics import percent
+from ...shared.terminal import Table
 from .data import DIMENSIONS
 from .items import CognitiveItem, load_items
 from .paper import AGREEMENT_KAPPA

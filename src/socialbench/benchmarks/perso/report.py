@@ -11,13 +11,13 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 from rich.console import Console
-from rich.table import Table
 
 from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.runs import extracted, label_runs, run_info, run_set
 from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
+from ...shared.terminal import Table
 from .baselines import length_heuristic
 from .behavioral import INVALID, TIE, VALID
 from .cognitive import LETTERS, UNPARSED

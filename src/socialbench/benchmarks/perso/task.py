@@ -18,7 +18,7 @@ from ...shared.runs import INPUTS, input_record, version
 from .behavioral import ITEM_START as PAIR_START
 from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_pair
 from .behavioral import record_to_sample as pair_sample
-from .cognitive import ITEM_START, choose_option, option_choice
+from .cognitive import ITEM_START, choose_option, gold_positions, option_choice
 from .cognitive import record_to_sample as item_sample
 from .data import Unchecked, default_threads, load_pairs, load_threads, post_cleaning
 from .generation import branch_samples, generation_check, write_items_solver
@@ -109,9 +109,10 @@ def perso(
     loaded = load_items(items_path, dimension)
     check_items(loaded, by_id, items_path)
     shuffle_seed = None if seed < 0 else seed
+    positions = gold_positions(loaded, shuffle_seed)  # the gold balanced over A-D per dimension
     return Task(
         dataset=MemoryDataset(
-            cache_order([item_sample(i, by_id, shuffle_seed) for i in loaded], ITEM_START),
+            cache_order([item_sample(i, by_id, shuffle_seed, positions.get(i.id)) for i in loaded], ITEM_START),
             name="perso-cognitive",
             location=str(items_path),
         ),

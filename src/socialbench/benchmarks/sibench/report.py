@@ -7,13 +7,13 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 from rich.console import Console
-from rich.table import Table
 
 from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.runs import run_info, run_set
 from ...shared.statistics import percent as _pct
+from ...shared.terminal import Table
 from . import analysis
 from .judge import PROCESS_KEYS
 from .paper import HUMAN_ALPHA, TABLE1

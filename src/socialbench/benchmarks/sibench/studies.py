@@ -15,13 +15,13 @@ from collections import defaultdict
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import krippendorff_alpha
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
+from ...shared.terminal import Table
 from .analysis import AXES
 from .paper import HUMAN_ALPHA
 from .prompts import COMPONENT_KEYS, COMPONENTS
