@@ -662,7 +662,9 @@ def test_gold_positions_are_balanced_per_dimension_and_lint_checks_the_file_as_s
             assert sorted(letters) == ["A", "A", "B", "B", "C", "C", "D", "D"], (seed, dimension)
     one = perso(task="cognitive", dimension="emotion")  # a dimension alone is shown as in the whole file
     assert {s.id: s.target for s in one.dataset} == {
-        s.id: s.target for s in task.dataset if s.metadata["dimension"] == "emotion"  # type: ignore[index]
+        s.id: s.target
+        for s in task.dataset
+        if s.metadata["dimension"] == "emotion"  # type: ignore[index]
     }
     assert all(h["passed"] for h in lint_items().heuristics)
     authored = [h for h in lint_items(seed=-1).heuristics if h["heuristic"].startswith("always")]

@@ -6,6 +6,7 @@ import collections
 import io
 import json
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -667,3 +668,25 @@ def test_a_limited_run_is_a_situation_balanced_sample() -> None:
         assert len(counts) == 12 and set(counts.values()) == {2}, subset
     balanced = {s.id for s in sibench(mode="direct").dataset}
     assert balanced == {d.id for d in balanced_sample(load_dialogues(), 312, 0)}  # the same dialogues, reordered
+
+
+def test_limit_draws_at_random_within_situations_and_the_blind_order_is_balanced_per_situation() -> None:
+    """Issue 36: `--limit N` ran each situation's first dialogues in the source's order (the same 24 for every seed),
+    and the CoT reply was shown first in 165 of 312 blind pairs; now the first N are a seeded draw within each
+    situation, and the order is half each way in every situation."""
+    from collections import Counter
+
+    from socialbench.benchmarks.sibench.task import reply_orders
+
+    source = {d.id: i for i, d in enumerate(load_dialogues())}
+    firsts = {seed: [s.id for s in list(sibench(subset="all", seed=seed).dataset)[:24]] for seed in (0, 1)}
+    assert set(firsts[0]) != set(firsts[1])
+    assert statistics.fmean(source[str(i)] for i in firsts[0]) > len(source) / 4  # not the head of each situation
+    task = sibench(mode="paper")
+    samples = list(task.dataset)
+    assert len(samples) == 312
+    shown = Counter((s.metadata["situation"], s.metadata["cot_first"]) for s in samples)  # type: ignore[index]
+    for name in {s.metadata["situation"] for s in samples}:  # type: ignore[index]
+        assert abs(shown[(name, True)] - shown[(name, False)]) <= 1
+    assert sum(s.metadata["cot_first"] for s in samples) == 156  # type: ignore[index]
+    assert reply_orders(load_dialogues()[:40], 0) != reply_orders(load_dialogues()[:40], 1)

@@ -102,11 +102,14 @@ def shuffle_options(
 def balanced_gold_positions(groups: Mapping[str, Sequence[str]], seed: int, n_options: int = 4) -> dict[str, int]:
     """Per group (e.g. a PerSo dimension), a gold position for each item key such that every position holds the
     gold equally often (counts differ by at most one), drawn in a seeded order: a model that always answers "A"
-    scores chance on every group, not the share of gold A an unbalanced shuffle happened to give."""
+    scores chance on every group, not the share of gold A an unbalanced shuffle happened to give; over all groups
+    the counts differ by at most one as well."""
     out: dict[str, int] = {}
-    for group, keys in groups.items():
-        ordered = sorted(keys)
-        positions = [i % n_options for i in range(len(ordered))]
+    offset = 0  # a group's leftover positions continue where the last group's ended: balanced overall too
+    for group in sorted(groups):
+        ordered = sorted(groups[group])
+        positions = [(offset + i) % n_options for i in range(len(ordered))]
+        offset += len(ordered)
         random.Random(f"{seed}:positions:{group}").shuffle(positions)
         out.update(zip(ordered, positions, strict=True))
     return out

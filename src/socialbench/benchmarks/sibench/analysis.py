@@ -128,6 +128,8 @@ def score_rows(logs: Iterable[str | Path]) -> list[dict[str, Any]]:
                     row["mode"] = "pairwise"
                 elif name == "paper_judge":
                     row["mode"] = "paper"
+                    if isinstance(first := (score.metadata or {}).get("cot_first"), bool):
+                        row["cot_first"] = float(first)  # the blind order the judge saw
                 for key in ("reply", "reply_cot", "reply_direct"):
                     if meta.get(key):
                         row[f"{key}_text"] = str(meta[key])
@@ -196,6 +198,7 @@ def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "direct_reply": _mean(paper, "direct_reply"),
                     "cot_win_rate": _mean(paper, "cot_wins"),
                     "ties": _mean(paper, "tie"),
+                    "cot_shown_first": _mean(paper, "cot_first"),
                     "n_cot": sum(1 for r in paper if _is_number(r.get("cot_reply"))),
                     "n_direct": sum(1 for r in paper if _is_number(r.get("direct_reply"))),
                 }
@@ -214,6 +217,7 @@ def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "direct_reply": _mean(direct, "reply"),
                 "cot_win_rate": _mean(pairs, "cot_wins"),
                 "ties": None,
+                "cot_shown_first": None,
                 "n_cot": len(cot),
                 "n_direct": len(direct),
             }

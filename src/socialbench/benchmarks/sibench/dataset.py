@@ -113,11 +113,15 @@ def random_sample(dialogues: Sequence[Dialogue], n: int = 100, seed: int = 0) ->
 def interleaved(
     dialogues: Sequence[Dialogue], seed: int = 0, key: Callable[[Dialogue], str] = situation
 ) -> list[Dialogue]:
-    """The same dialogues in a round-robin over situations (situations in a seeded order, each keeping its own
-    order), so that the first N of them -- what ``--limit N`` runs -- are as situation-balanced as N allows."""
+    """The same dialogues in a round-robin over situations (situations in a seeded order, each situation's
+    dialogues in a seeded random order), so that the first N of them -- what ``--limit N`` runs -- are as
+    situation-balanced as N allows and a random draw within each situation (not its first dialogues in the
+    source's order, which would make every seed run the same ones)."""
     groups: dict[str, list[Dialogue]] = defaultdict(list)
     for d in dialogues:
         groups[key(d)].append(d)
+    for name, members in groups.items():
+        random.Random(f"interleave:{seed}:{name}").shuffle(members)
     order = sorted(groups)
     random.Random(f"interleave:{seed}").shuffle(order)
     out: list[Dialogue] = []

@@ -489,7 +489,9 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, 
         value["length_violation_cot"] = float(bool(meta.get("length_violation_cot")))
         value["length_violation_direct"] = float(bool(meta.get("length_violation_direct")))
         if cot and direct:
-            cot_first = random.Random(f"{seed}:{state.sample_id}").random() < 0.5
+            cot_first = meta.get("cot_first")  # balanced per situation by the task (`task.reply_orders`)
+            if cot_first is None:  # a sample built without it: a seeded coin per dialogue
+                cot_first = random.Random(f"{seed}:{state.sample_id}").random() < 0.5
             first, second = (cot, direct) if cot_first else (direct, cot)
             details["cot_first"] = cot_first
             scores, problems = await judge.ask(

@@ -139,6 +139,17 @@ def summarize(log: EvalLog, console: Console) -> None:
             )
             + " (replies scored blind in one presentation; a forced preference only on ties)."
         )
+        firsts = [
+            bool((score.metadata or {}).get("cot_first"))
+            for sample in log.samples or []
+            for name, score in (sample.scores or {}).items()
+            if name == "paper_judge" and "cot_first" in (score.metadata or {})
+        ]
+        if firsts:
+            console.print(
+                f"Blind order: the CoT reply was shown first in {sum(firsts)} of {len(firsts)} judged pairs "
+                f"({_pct(sum(firsts) / len(firsts))}%; balanced per situation by the task's seed)."
+            )
     if log.eval.config.limit:
         situations = len({str((sample.metadata or {}).get("situation")) for sample in log.samples or []})
         order = (log.eval.metadata or {}).get("order", "the task's order")
@@ -226,7 +237,7 @@ def _print_records(console: Console, title: str, records: list[dict[str, Any]]) 
 
 
 _TEXT_COLUMNS = ("model", "group", "mode", "removed", "kind", "protocol", "log", "baseline", "block")
-_PERCENT_COLUMNS = ("cot_win_rate", "ties")
+_PERCENT_COLUMNS = ("cot_win_rate", "ties", "cot_shown_first")
 
 
 def _cell(value: Any, column: str = "") -> str:

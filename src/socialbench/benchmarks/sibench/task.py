@@ -8,6 +8,7 @@ forced preference on ties (§3.3); CoT components are ablated (§4.4, Table 2).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from inspect_ai import Task, task
@@ -19,7 +20,7 @@ from inspect_ai.util import JSONSchema
 
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
-from ...shared.answers import strip_thinking
+from ...shared.answers import balanced_gold_positions, strip_thinking
 from ...shared.budgets import call_budget, record_call
 from ...shared.outputs import output_problem
 from ...shared.runs import INPUTS, input_record, version
@@ -50,8 +51,9 @@ from .prompts import (
 Mode = Literal["paper", "cot", "direct", "pairwise"]
 
 
-def record_to_sample(dialogue: Dialogue) -> Sample:
-    """One dialogue as a Sample with the stable id ``sibench:<id>``; the model speaks next for 用户."""
+def record_to_sample(dialogue: Dialogue, cot_first: bool | None = None) -> Sample:
+    """One dialogue as a Sample with the stable id ``sibench:<id>``; the model speaks next for 用户. ``cot_first``:
+    the paper protocol's blind order of the two replies (`reply_orders`)."""
     return Sample(
         id=dialogue.id,
         input=render_dialogue(dialogue),
@@ -62,8 +64,18 @@ def record_to_sample(dialogue: Dialogue) -> Sample:
             "first_level": dialogue.meta["first_level_scenario_en"],
             "context_group": context_group(dialogue),
             "dialogue": dialogue.model_dump(mode="json"),
+            **({} if cot_first is None else {"cot_first": cot_first}),
         },
     )
+
+
+def reply_orders(dialogues: Sequence[Dialogue], seed: int) -> dict[str, bool]:
+    """Which dialogues show the CoT reply first to the judge (paper mode): half of each situation's dialogues each
+    way (±1), which ones drawn from the seed, so position bias cancels within every situation and overall."""
+    groups: dict[str, list[str]] = {}
+    for d in dialogues:
+        groups.setdefault(situation(d), []).append(d.id)
+    return {key: position == 0 for key, position in balanced_gold_positions(groups, seed, 2).items()}
 
 
 Structured = Literal["auto", "on", "off"]
@@ -298,11 +310,12 @@ def sibench(
     else:
         solver = write_reply("direct", lang, (), max_tokens, structured, reasoning)
         scorer = reply_judge(judge_retries, penalize_length, reasoning)
+    orders = reply_orders(chosen, seed) if mode == "paper" and not human_replies else {}
     inputs = {"dialogues": input_record(data_path())}
     if human_replies:
         inputs["human_replies"] = input_record(human_replies)
     return Task(
-        dataset=MemoryDataset([record_to_sample(d) for d in chosen], name="sibench"),
+        dataset=MemoryDataset([record_to_sample(d, orders.get(d.id)) for d in chosen], name="sibench"),
         solver=solver,
         scorer=scorer,
         config=GenerateConfig(temperature=0.0),
