@@ -415,6 +415,52 @@ def test_the_shuffled_probe_renumbers_ids_and_the_stem_follows(tmp_path: Path) -
             assert blocks[new].strip()[:40] == original[old].text.strip()[:40]  # the same post, renamed
 
 
+def test_the_shuffled_probe_renumbers_a_range_as_the_list_of_its_posts() -> None:
+    """Renumbered one id at a time, "(c2-c4)" became a range over unrelated posts (issue 36); it is now the list
+    of the three posts it named, under their new ids, and an unbounded range costs no more than the thread."""
+    from socialbench.benchmarks.longsocial.workflows import Question
+
+    thread = load_episodes(sample_pack() / "episodes.jsonl")[EPISODE]
+    original = {short: thread.node(node_id) for node_id, short in short_ids(thread).items()}
+    question = Question("What do the replies (c2-c4) do?", ["A", "B", "C", "D"], {"item_id": "probe-range"})
+    prompt = WORKFLOWS["shuffled"].prompt(thread, list(thread.traverse("thread")), question, {})
+    discussion, asked = prompt.split("Question:", 1)
+    blocks = dict(re.findall(r"^\[(c\d+)\] \| [^\n]*\n(.*?)(?=\n\n\[c\d+\]|\Z)", discussion, flags=re.M | re.S))
+    named = re.search(r"\(([^)]*)\)", asked.split("\n", 1)[0]).group(1)  # type: ignore[union-attr]
+    new_ids = [x.strip() for x in named.split(",")]
+    assert len(new_ids) == 3 and "-" not in named
+    shown = {blocks[new].strip()[:40] for new in new_ids}
+    assert shown == {original[old].text.strip()[:40] for old in ("c2", "c3", "c4")}
+    assert len(stem_posts(thread, "Compare c27-c99999999999.")) == len(original) - 27
+
+
+def test_struct_neighbors_fills_its_budget_in_rank_order() -> None:
+    """Issue 36: the budget went to neighbours in thread order, so the best-ranked post's neighbours were left out on
+    9 of the 12 sample items that hit it. The neighbours kept are now a prefix of the rank-ordered list."""
+    flow = WORKFLOWS["struct-neighbors"]
+    episodes = load_episodes(sample_pack() / "episodes.jsonl")
+    rows = [json.loads(x) for x in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    hit = 0
+    for row in rows:
+        thread = episodes[row["episode_id"]]
+        kept, info = flow.expand(thread, row["stem"])  # type: ignore[attr-defined]
+        if not info["neighbours_left_out"]:
+            continue
+        hit += 1
+        top = retrieval.top_k(thread, row["stem"], 20, "bm25")
+        ranked = [i for i in retrieval.ranking(retrieval.corpus(thread), row["stem"], "bm25") if i in set(top)]
+        must = {thread.root_id} | {n.id for i in top for n in thread.path_to_root(i)}
+        order: list[str] = []
+        for node_id in ranked:
+            parent = thread.parent(node_id)
+            siblings = thread.children(parent.id) if parent is not None else []
+            order += [n.id for n in [*thread.children(node_id), *siblings] if n.id not in must]
+        order = list(dict.fromkeys(order))
+        taken = [n in set(kept) for n in order]
+        assert taken == sorted(taken, reverse=True), row["id"]  # kept ones first, then only left-out ones
+    assert hit >= 10
+
+
 def test_struct_neighbors_has_a_budget() -> None:
     episodes = load_episodes(sample_pack() / "episodes.jsonl")
     flow = WORKFLOWS["struct-neighbors"]

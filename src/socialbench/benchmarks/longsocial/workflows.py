@@ -418,7 +418,8 @@ class StructureAware(Workflow):
                 # the neighbourhood (direct replies, then siblings) of each retrieved post in rank order, while the
                 # budget lasts: uncapped, siblings alone showed 87-95% of a wide thread, i.e. nearly Full
                 neighbours: list[str] = []
-                for node_id in top:
+                ranked = [i for i in retrieval.ranking(docs, stem, "bm25") if i in set(top)]  # best first
+                for node_id in ranked:
                     neighbours += [n.id for n in thread.children(node_id)]
                     parent = thread.parent(node_id)
                     if parent is not None:
@@ -492,10 +493,16 @@ def stem_posts(thread: Thread, stem: str) -> list[str]:
     by_short = {short: node_id for node_id, short in short_ids(thread).items()}
     named: list[str] = []
     for match in _NAMED.finditer(stem):
-        first = int(match.group(1))
-        last = int(match.group(2)) if match.group(2) else first
-        named += [f"c{n}" for n in range(first, max(first, last) + 1)]
+        named += named_range(match, len(by_short))
     return [by_short[s] for s in named if s in by_short]
+
+
+def named_range(match: re.Match[str], posts: int) -> list[str]:
+    """The short ids a `_NAMED` match names ("c55-c57": c55, c56, c57), never beyond the thread's ``posts`` (a
+    range such as "c27-c99999999999" costs no more than the thread)."""
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    return [f"c{n}" for n in range(first, min(max(first, last), max(first, posts - 1)) + 1)]
 
 
 class ScopeError(ValueError):
@@ -673,7 +680,14 @@ class Shuffled(Probe):
         renumber = {ids[node.id]: f"c{n}" for n, node in enumerate(order)}
 
         def renumbered(text: str) -> str:
-            return re.sub(r"\bc\d+\b", lambda m: renumber.get(m.group(0), m.group(0)), text)
+            # a range names the posts between its ends in thread order: renumbered, it is the list of those posts
+            # ("(c55-c57)" -> "(c44, c12, c23)" in shown order), never a range over other posts
+            def one(match: re.Match[str]) -> str:
+                names = named_range(match, len(ids)) if match.group(2) else [f"c{match.group(1)}"]
+                shown = sorted((renumber[n] for n in names if n in renumber), key=lambda c: int(c[1:]))
+                return ", ".join(shown) if shown else match.group(0)
+
+            return _NAMED.sub(one, text)
 
         blocks = []
         for node in order:
