@@ -688,6 +688,16 @@ def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
     assert option["models"] == 1 and option["mean"] == 0.0 and option["delta_vs_full"] == -0.5
     (m1, m2) = table20([right_old, all_right], cutoffs={"m1": "2015-01-01"}, tiers={"m1": "small"})
     assert (m1["before"]["accuracy"], m1["after"]["accuracy"], m1["gap"]) == (1.0, 0.0, -1.0)
+    assert m1["undated_items"] == 0
+    cmv = next(
+        e
+        for e, st in episode_stats(episode_pack(episodes), list(episode_pack(episodes))).items()
+        if not st.get("created")
+    )
+    undated = run("d", "m1", "full", "Full-context", False, {old: 1.0, new: 0.0, cmv: 1.0})
+    undated.stats = episode_stats(episode_pack(episodes), [old, new, cmv])
+    (u1,) = table20([undated], cutoffs={"m1": "2015-01-01"})
+    assert u1["undated_items"] == 6 and u1["undated_episodes"] == [cmv]  # named, in neither cohort
     assert m1["source"] == "given" and m1["tier"] == "small"
     assert m2["cutoff"] is None and m2["gap"] is None  # mockllm-like names: no cutoff known, never guessed
     pooled = length_pooled([right_old, all_right])
@@ -752,3 +762,8 @@ def test_table_21_by_hand() -> None:
     (row,) = table21([full, labels])
     assert row["component"] == "gold scope + gold labels" and row["accuracy"] == 1.0 and row["asked"] == 2
     assert row["delta_vs_full"]["delta"] == 1.0 and row["delta_vs_full"]["n"] == 2  # paired on the labelled items
+    assert row["delta_vs_cot"] is None and row["no_cot"]  # the paper's reference row is CoT: none here, said
+    cot = Run("c", "m", "cot", "Chain-of-thought", False, None, rows([0, 1, 0, 1]))
+    reference, row = table21([full, cot, labels])
+    assert reference["component"] == "CoT baseline (reference)" and reference["accuracy"] == 0.5
+    assert row["delta_vs_cot"]["delta"] == 0.5 and row["delta_vs_cot"]["n"] == 2 and row["no_cot"] is None

@@ -359,11 +359,19 @@ def document(
         summary_tables.append(
             Table(
                 "longsocial-table21",
-                "Table 21: component oracle, accuracy % [95% CI] and paired change vs Full (pts); the label settings "
-                "run only on items with gold per-post labels",
-                ["model", "component", "accuracy %", "asked", "Δ Full (pts)"],
+                "Table 21: component oracle, accuracy % [95% CI] and paired change (pts) vs the model's CoT baseline "
+                "(the paper's reference row) and vs Full; the label settings run only on items with gold per-post "
+                "labels",
+                ["model", "component", "accuracy %", "asked", "Δ CoT (pts)", "Δ Full (pts)"],
                 [
-                    [r["model"], r["component"], _pct_estimate(r), r["asked"], _delta_estimate(r["delta_vs_full"])]
+                    [
+                        r["model"],
+                        r["component"],
+                        _pct_estimate(r),
+                        r["asked"],
+                        "no CoT partner" if r.get("no_cot") else _delta_estimate(r["delta_vs_cot"]),
+                        _delta_estimate(r["delta_vs_full"]),
+                    ]
                     for r in data["table21"]
                 ],
             )
@@ -392,7 +400,7 @@ def document(
             Table(
                 "longsocial-table20",
                 "Table 20: Baseline accuracy % before / after each model's knowledge cutoff (episode = root post date)",
-                ["model", "tier", "cutoff", "before %", "after %", "gap (pts)"],
+                ["model", "tier", "cutoff", "before %", "after %", "gap (pts)", "undated items (in neither)"],
                 [
                     [
                         r["model"],
@@ -401,6 +409,7 @@ def document(
                         _pct((r["before"] or {}).get("accuracy")),
                         _pct((r["after"] or {}).get("accuracy")),
                         _pct(r["gap"]),
+                        r.get("undated_items"),
                     ]
                     for r in data["table20"]
                 ],

@@ -622,22 +622,38 @@ TABLE21 = {
 
 
 def table21(runs: list[Run]) -> list[dict[str, Any]]:
-    """Table 21, the component oracle: per model and component setting, accuracy and the paired change against
-    Full. The label settings run only on items with gold per-post labels, so ``items`` says how many."""
+    """Table 21, the component oracle: per model, its CoT baseline (the paper's reference row) and each component
+    setting's accuracy with the paired change against that CoT run (``delta_vs_cot``; "no CoT partner" without one)
+    and against Full. The label settings run only on items with gold per-post labels, so ``asked`` says how many."""
     full = {r.model: r for r in runs if r.workflow == "full"}
+    cot = {r.model: r for r in runs if r.workflow == "cot"}
     out = []
-    for run in runs:
-        if run.workflow not in TABLE21:
-            continue
-        out.append(
-            {
-                "model": run.model,
-                "component": TABLE21[run.workflow],
-                "setting": run.label,
-                **run.line,
-                "delta_vs_full": _paired(run, full[run.model]) if run.model in full else None,
-            }
-        )
+    for model in sorted({r.model for r in runs if r.workflow in TABLE21}):
+        if model in cot:
+            out.append(
+                {
+                    "model": model,
+                    "component": "CoT baseline (reference)",
+                    "setting": cot[model].label,
+                    **cot[model].line,
+                    "delta_vs_cot": None,
+                    "delta_vs_full": _paired(cot[model], full[model]) if model in full else None,
+                }
+            )
+        for run in runs:
+            if run.model != model or run.workflow not in TABLE21:
+                continue
+            out.append(
+                {
+                    "model": model,
+                    "component": TABLE21[run.workflow],
+                    "setting": run.label,
+                    **run.line,
+                    "delta_vs_cot": _paired(run, cot[model]) if model in cot else None,
+                    "no_cot": None if model in cot else "no CoT partner (run -T workflow=cot on the same items)",
+                    "delta_vs_full": _paired(run, full[model]) if model in full else None,
+                }
+            )
     return out
 
 
@@ -828,9 +844,21 @@ def table20(
         dates = _episode_dates(run)
         before = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() <= cutoff]
         after = [r for r in run.rows if (d := dates.get(r["episode"])) is not None and d.date() > cutoff]
+        undated = [r for r in run.rows if dates.get(r["episode"]) is None]  # no root date: in neither cohort, named
         b, a = group_line(before), group_line(after)
         gap = a["accuracy"] - b["accuracy"] if a["accuracy"] is not None and b["accuracy"] is not None else None
-        out.append({**row, "cutoff": cutoff.isoformat(), "source": source, "before": b, "after": a, "gap": gap})
+        out.append(
+            {
+                **row,
+                "cutoff": cutoff.isoformat(),
+                "source": source,
+                "before": b,
+                "after": a,
+                "gap": gap,
+                "undated_items": len(undated),
+                "undated_episodes": sorted({str(r["episode"]) for r in undated}),
+            }
+        )
     return out
 
 
@@ -1052,11 +1080,17 @@ def report(
         )
         console.print(probes)
     if data["table21"]:
-        t21 = Table(title="Table 21: component oracle, accuracy % (asked); Δ = paired change vs Full (pts)")
-        for col in ("Model", "Component", "Accuracy %", "Asked", "Δ Full"):
+        t21 = Table(
+            title="Table 21: component oracle, accuracy % (asked); Δ = paired change (pts) vs the model's CoT baseline "
+            "(the paper's reference row) and vs Full"
+        )
+        for col in ("Model", "Component", "Accuracy %", "Asked", "Δ CoT", "Δ Full"):
             t21.add_column(col, justify="left" if col in ("Model", "Component") else "right")
         for r in data["table21"]:
-            t21.add_row(r["model"], r["component"], _pct(r["accuracy"]), str(r["asked"]), _delta(r["delta_vs_full"]))
+            vs_cot = "no CoT partner" if r.get("no_cot") else _delta(r["delta_vs_cot"])
+            t21.add_row(
+                r["model"], r["component"], _pct(r["accuracy"]), str(r["asked"]), vs_cot, _delta(r["delta_vs_full"])
+            )
         console.print(t21)
     if data["table20"]:
         t20 = Table(title="Table 20: Baseline accuracy % on episodes before / after each model's knowledge cutoff")
@@ -1076,6 +1110,12 @@ def report(
                 gap,
             )
         console.print(t20)
+        for r in data["table20"]:
+            if r.get("undated_items"):
+                console.print(
+                    f"Table 20, {r['model']}: {r['undated_items']} items in neither cohort (episodes without a root "
+                    f"post date: {', '.join(r['undated_episodes'])})."
+                )
     pooled = data["length_pooled"]
     if pooled:
         rho_text = "-" if pooled["rho"] is None else f"{pooled['rho']:+.2f} (p = {pooled['p']:.3f})"
