@@ -251,3 +251,28 @@ def test_lint_builds_each_episodes_index_once(monkeypatch: pytest.MonkeyPatch) -
     bad = item.model_copy(update={"stem": f"What did {post.author} mean by '{quote}'? {item.stem}"})
     checks = {f.check: f.message for f in itemlint.locator_findings(candidate(bad, thread))}
     assert set(checks) == {"username", "exact quote"} and post.author in checks["username"]
+
+
+def test_lint_fails_each_deliberately_bad_item_with_its_own_hard_check(tmp_path: Path) -> None:
+    """Issue 36: each bad item is derived from a shipped one that passes, broken in one way only; each gets the hard
+    finding a program can give (Table 8 / 9), and the shipped original none of them."""
+    rows = {r["id"]: r for r in _rows()}
+    c2, c4 = rows["se3589-C2-01"], rows["hn18475438-C4-01"]
+    gold = c2["options"]["ABCD".index(c2["gold"])]
+    bad = {
+        "no evidence": dict(c2) | {"id": "no-evidence", "evidence": []},
+        "stem names no post": dict(c2) | {"id": "no-post", "stem": "What is this post doing in its thread?"},
+        "gold in the stem": dict(c2) | {"id": "gold-in-stem", "stem": f"{c2['stem']} Hint: {gold}"},
+        "scope unrelated to the stem": dict(c2)
+        | {"id": "unrelated-scope", "scope": {"kind": "nodes", "nodes": ["c1"]}},
+        "username misspelled": dict(c2) | {"id": "misspelled", "stem": c2["stem"] + " (as AnimuSon put it)"},
+        "duplicate item": dict(c2) | {"id": "duplicate"},
+        "evidence from one post": dict(c2) | {"id": "c2-one-post", "evidence": ["c41"]},
+    }
+    c4_one = dict(c4) | {"id": "c4-one-post", "evidence": ["c90"]}
+    report = lint_items(_write(tmp_path, [c2, *bad.values(), c4_one]))
+    assert not _checks(report, c2["id"]) or all(v == "warning" for v in _checks(report, c2["id"]).values())
+    for check, row in bad.items():
+        assert _checks(report, row["id"]).get(check) == "hard", (check, _checks(report, row["id"]))
+    assert _checks(report, "c4-one-post")["evidence from one post"] == "hard"
+    assert "duplicate item" not in _checks(report, c2["id"])  # the first of two copies is not the duplicate
