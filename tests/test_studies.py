@@ -84,7 +84,7 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
             "preferred": "Reply 1",
         }
     if kind == "perso-behavioral":
-        return {"rating_1": "4", "rating_2": "1" if annotator == "ann" else "4"}  # bob's equal ratings are invalid
+        return {"rating_1": "4", "rating_2": "1" if annotator == "ann" else "4"}  # bob's equal ratings are ties
     if kind == "perso-verify":
         return {"gold": "5" if annotator == "ann" else "4", "distractors": "3"}
     raise AssertionError(kind)
@@ -210,8 +210,11 @@ def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, st
         assert model["cot_reply"] == pytest.approx(sum(cot) / len(cot))
         assert model["motivation"] == 5.0
     elif kind == "perso-behavioral":
-        assert result["invalid_behavioral_answers"] == sum(1 for (u, _i) in regular if u == "bob")
+        assert result["invalid_behavioral_answers"] == 0
         group = result["groups"]["behavioral"]
+        # equal ratings count as a model's ties do: in n, wrong, and shown (issue 36: they were dropped from n)
+        bobs = sum(1 for (u, _i) in regular if u == "bob")
+        assert group["ties"]["bob"] == group["n"]["bob"] == bobs and group["accuracy"]["bob"] == 0.0
         mine = [item for (u, item) in regular if u == "ann"]
         assert group["n"]["ann"] == len(mine)  # ann rates Response 1 higher: right where the winner came first
         assert round(group["accuracy"]["ann"] * len(mine)) == sum(keys[i]["winner_first"] for i in mine)

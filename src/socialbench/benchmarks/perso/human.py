@@ -16,7 +16,7 @@ Likert quality ratings are summarised as mean +- SD (the paper reports no agreem
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -85,6 +85,11 @@ def _replies_of(pair_id: str) -> tuple[str, str]:
     return winner, loser
 
 
+TIE = "tie"
+"""A behavioral answer with equal ratings: no choice. Counted wrong in accuracy, as a model's tie is (the paper's
+model-vs-best-human comparison needs one denominator), and left out of agreement (it is neither label)."""
+
+
 def behavioral_label(pair_id: str, answer: str) -> str | None:
     """What a behavioral answer (the id of the chosen reply) says: ``delta`` or ``no delta``; None when the id is
     neither reply of the pair. Agreement is computed over these two labels, the categories annotators choose
@@ -100,11 +105,12 @@ def analyse(
     groups: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
     correct: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     likert: dict[str, list[int]] = defaultdict(list)
+    ties: Counter[str] = Counter()
     for row in rows:
         if row.study == "behavioral":
             if not isinstance(row.answer, str):
                 raise InputError(path, "behavioral answer must be the id of the chosen reply", record=row.instance)
-            label = behavioral_label(row.instance, row.answer)
+            label = TIE if row.answer == TIE else behavioral_label(row.instance, row.answer)
             if label is None:
                 raise InputError(
                     path,
@@ -127,10 +133,13 @@ def analyse(
             except ValueError as exc:
                 raise InputError(path, str(exc), record=row.instance) from None
             group, answer, gold = f"{row.study}:{item.dimension}", str(answer_index), str(item.gold)
-        groups[group][row.annotator][row.instance] = answer
+        if answer == TIE:
+            ties[row.annotator] += 1
+        else:
+            groups[group][row.annotator][row.instance] = answer
         correct[group][row.annotator].append(int(answer == gold))
     out: dict[str, Any] = {"groups": {}, "likert": {}}
-    for group in sorted(groups):
+    for group in sorted(correct):
         stats = agreement(groups[group])
         out["groups"][group] = {
             "accuracy": {a: statistics.fmean(v) for a, v in sorted(correct[group].items())},
@@ -142,6 +151,8 @@ def analyse(
             "fleiss": stats.fleiss,
             "alpha": stats.alpha,
         }
+        if group == "behavioral":  # equal ratings: in n and counted wrong, as a model's ties
+            out["groups"][group]["ties"] = {a: ties[a] for a in sorted(correct[group])}
     for key, values in sorted(likert.items()):
         out["likert"][key] = {
             "n": len(values),

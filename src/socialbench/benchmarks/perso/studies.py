@@ -1,8 +1,8 @@
 """PerSo's human studies (§3.3, §4.1.2; Tables 4, 6, 7), scored through `human.analyse`.
 
 - ``perso-behavioral``: the OP's post and two replies in a seeded order (recorded); a 1-4 rating of each. Equal
-  ratings break the task's rule: counted invalid, never resolved by guessing (Potato cannot require two answers to
-  differ, so the check is at scoring time).
+  ratings break the task's rule: a tie, never resolved by guessing (Potato cannot require two answers to differ, so
+  the check is at scoring time), counted in n and wrong, as a model's tie is, and shown per annotator.
 - ``perso-cognitive``: the OP's post and one persuader's reply; the question and four options.
 - ``perso-verify-answers``: as cognitive, but with the OP's withheld reply shown (the paper's annotators saw it);
   answer-selection agreement is Table 4.
@@ -20,7 +20,7 @@ from rich.console import Console
 from ...core.jsonl import dump_json
 from ...shared import studies
 from .data import Unchecked, load_pairs, load_threads, shown_post
-from .human import Annotation, analyse
+from .human import TIE, Annotation, analyse
 from .items import load_items
 
 RATINGS = ["1", "2", "3", "4"]
@@ -152,10 +152,11 @@ def study_annotations(folder: str) -> tuple[list[Annotation], int]:
         k = keys[a.item]
         if kind == "perso-behavioral":
             r1, r2 = a.values.get("rating_1"), a.values.get("rating_2")
-            if r1 is None or r2 is None or r1 == r2:
+            if r1 is None or r2 is None:
                 invalid += 1
                 continue
-            chosen = k["first"] if int(r1) > int(r2) else k["second"]
+            # equal ratings choose nothing: a tie, counted wrong as a model's tie is (`human.TIE`)
+            chosen = TIE if int(r1) == int(r2) else k["first"] if int(r1) > int(r2) else k["second"]
             rows.append(Annotation(annotator=a.annotator, study="behavioral", instance=k["pair_id"], answer=chosen))
         elif kind == "perso-verify":
             ratings = {q: int(a.values[q]) for q in ("gold", "distractors") if q in a.values}
@@ -190,7 +191,12 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         return
     human_agreement_table(result, console, title=f"{record['title']}: accuracy % per annotator (n) and agreement")
     if record["kind"] == "perso-behavioral":
-        console.print(f"Answers with equal ratings (invalid under the task's rule): {invalid}")
+        ties = (result["groups"].get("behavioral") or {}).get("ties") or {}
+        console.print(
+            "Equal ratings (no choice; in n and counted wrong, as a model's ties are): "
+            + (", ".join(f"{a} {n}" for a, n in ties.items()) or "none")
+            + f". Answers missing a rating: {invalid}."
+        )
     if result["no_answers"]:
         console.print(f"Annotators without answers yet (not in the table): {', '.join(result['no_answers'])}")
 
