@@ -276,3 +276,22 @@ def test_lint_fails_each_deliberately_bad_item_with_its_own_hard_check(tmp_path:
         assert _checks(report, row["id"]).get(check) == "hard", (check, _checks(report, row["id"]))
     assert _checks(report, "c4-one-post")["evidence from one post"] == "hard"
     assert "duplicate item" not in _checks(report, c2["id"])  # the first of two copies is not the duplicate
+
+
+def test_the_adjudication_page_marks_every_kind_of_scope() -> None:
+    """Issue 36: only `nodes` scopes were shaded; a chain, subtree, branches or participant scope showed nothing
+    although the page says scope posts are shaded. Every sample item now marks every post of its scope."""
+    from socialbench.benchmarks.longsocial.studies import _marks
+    from socialbench.benchmarks.longsocial.workflows import scope_nodes
+
+    _, _, threads, loaded = load_pack()
+    kinds = set()
+    for item in loaded:
+        if item.scope is None:
+            continue
+        thread = threads[item.episode_id]
+        marks = _marks(thread, item)
+        scoped = set(scope_nodes(thread, item.scope.model_dump()))
+        assert scoped and scoped <= set(marks), item.id
+        kinds.add(item.scope.kind)
+    assert {"chain", "branches"} <= kinds

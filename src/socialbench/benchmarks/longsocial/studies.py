@@ -36,6 +36,7 @@ from ...shared.statistics import bootstrap_ci, percent
 from ...shared.terminal import Table
 from .items import CAPABILITIES, LETTERS, Item, stratified_sample
 from .task import load_episodes, load_pack, sample_pack, shuffled
+from .workflows import scope_nodes
 
 CRITERIA = {
     "scope_clear": "The question says which part of the thread it is about (a post, reply set, chain, participant "
@@ -179,12 +180,17 @@ def adjudicate(verified: str, items: str | None = None, episodes: str | None = N
 
 
 def _marks(thread: Any, item: Item) -> dict[str, str]:
+    """The posts an adjudicator sees marked: every post of the scope, whatever its kind (posts, subtree, chain,
+    branches, participant; `workflows.scope_nodes`), and the evidence posts over them."""
     by_short = {s: n for n, s in short_ids(thread).items()}
     marks: dict[str, str] = {}
     if item.scope:
-        for short in item.scope.nodes:
-            if short in by_short:
-                marks[by_short[short]] = "scope"
+        try:
+            scoped = scope_nodes(thread, item.scope.model_dump())
+        except KeyError:  # a scope naming a post the thread lacks: lint's hard finding; mark what resolves
+            scoped = [by_short[s] for s in item.scope.nodes if s in by_short]
+        for node_id in scoped:
+            marks[node_id] = "scope"
     for short in item.evidence:
         if short in by_short:
             marks[by_short[short]] = "evidence"
