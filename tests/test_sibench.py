@@ -627,6 +627,9 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     assert TABLE1["Doubao-1.5-Pro-Character"]["cot_reply"] == 4.63 and TABLE1["Human expert"]["motivation"] == 5.68
     assert TABLE1["Qwen-2.5-Max"]["cot_reply"] == 4.85
     assert any(str(r[0]).startswith("Human") for r in tables["sibench-table1"].rows)
+    # every row says how it was judged: a Human row single-reply, never passed off as the paper's protocol
+    protocols = {str(r[0]): r[-1] for r in tables["sibench-table1"].rows}
+    assert all(p.startswith("human replies, single-reply") for m, p in protocols.items() if m.startswith("Human"))
 
 
 def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> None:

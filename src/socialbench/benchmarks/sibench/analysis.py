@@ -178,6 +178,16 @@ def cot_reply_score(row: dict[str, Any]) -> float | None:
     return None
 
 
+PROTOCOLS = {
+    "paper": "paper: process scored from the CoT analysis; the CoT and direct replies scored blind, side by side",
+    "single-reply": "single-reply: each reply judged alone, the CoT reply together with its analysis",
+    "human replies, single-reply": "human replies, single-reply: each judged alone (with its analysis when given), "
+    "not side by side with a model's",
+}
+"""How a Table 1 row was judged, as the HTML and CSV say it (docs/sibench.md: which human comparisons of the paper
+socialbench reproduces)."""
+
+
 def table1(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per model: the five process scores, the CoT and direct reply scores and the CoT win rate (Table 1). From the
     paper's protocol when the model has such runs (``protocol`` = paper), else from single-reply runs."""

@@ -76,6 +76,7 @@ def _transposed(series: dict[str, list[Estimate]], groups: list[str]) -> dict[st
 
 def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper: bool) -> Section:
     scores = {m: _score_estimates(rows, m) for m in models}
+    protocols = {r["model"]: r["protocol"] for r in analysis.table1(rows)}
     paper_series = (
         {f"{name} ({TABLE1_SOURCE})": [values.get(k) for k in SCORE_GROUPS] for name, values in TABLE1.items()}
         if compare_paper
@@ -95,9 +96,12 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
         Table(
             "sibench-table1",
             "Table 1: mean score (0–10) [95% CI], models as rows (human replies their own row; each row names its "
-            "language and subset when the logs hold several); CoT win rate in %",
-            ["model", *SCORE_LABELS, "n judged", "CoT win rate %"],
-            [[m, *ests, _n_range(ests), _win_rate(rows, m)] for m, ests in scores.items()],
+            "language and subset when the logs hold several); CoT win rate in %; how each row was judged",
+            ["model", *SCORE_LABELS, "n judged", "CoT win rate %", "protocol"],
+            [
+                [m, *ests, _n_range(ests), _win_rate(rows, m), analysis.PROTOCOLS.get(protocols.get(m, ""), "-")]
+                for m, ests in scores.items()
+            ],
             decimals=2,
         ),
     ]
