@@ -66,3 +66,35 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
     golds = ["ABCD"[keys[i]["gold"]] for i in belief]
     right = sum(p == g for p, g in zip(picks["a"], golds, strict=True))
     assert group["accuracy"]["a"] == pytest.approx(right / len(golds))
+
+
+def test_a_study_scores_against_what_it_showed_and_refuses_what_it_did_not(tmp_path: Path) -> None:
+    """Issue 37: a perso-cognitive study made from the user's own items was scored against the shipped items (an
+    annotator who answered every gold scored 0%), and answers for pages the study never showed were accepted."""
+    from socialbench.benchmarks.perso.items import default_items
+
+    rows = [json.loads(line) for line in Path(default_items()).read_text().splitlines()]
+    for row in rows:  # the user's items: the same questions with the options rotated, so every gold moves
+        row["options"] = row["options"][1:] + row["options"][:1]
+        row["gold"] = (row["gold"] - 1) % 4
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    folder = tmp_path / "s"
+    done = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a", "-S", f"items={mine}")
+    assert done.returncode == 0, done.stderr
+    keys = studies.key(folder)
+    answers = [
+        {"data": {"id": item}, "annotations": [{"completed_by": {"email": "a"}, "result": [
+            {"from_name": "answer", "value": {"choices": ["ABCD"[k["gold"]]]}}]}]}
+        for item, k in keys.items()
+    ]  # fmt: skip
+    export = folder / "label-studio" / "export.json"
+    export.write_text(json.dumps(answers))
+    scored = _cli("study", "score", str(folder), "--json")
+    assert scored.returncode == 0, scored.stderr
+    groups = json.loads(scored.stdout)["groups"]
+    assert {g: v["accuracy"]["a"] for g, v in groups.items()} == dict.fromkeys(groups, 1.0) and len(groups) == 3
+    export.write_text(json.dumps([*answers, {"data": {"id": "c9999"}, "annotations": []}]))
+    refused = _cli("study", "score", str(folder))
+    assert refused.returncode == 2 and "c9999" in refused.stderr and "not an item of this study" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

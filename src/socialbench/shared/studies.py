@@ -326,6 +326,7 @@ def answers(folder: str | Path) -> list[Answer]:
     if export.exists():
         return label_studio_answers(folder, export)
     questions = {q["name"]: q for q in record["questions"]}
+    shown = key(folder)  # the study scores only what it showed
     out = []
     for annotator in record["annotators"]:
         state_path = Path(folder) / "server" / "annotation_output" / annotator / "user_state.json"
@@ -337,16 +338,29 @@ def answers(folder: str | Path) -> list[Answer]:
             raise InputError(state_path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
         times, saved = _seconds(state), _saved(state)
         for item, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
+            if item not in shown:
+                raise InputError(
+                    state_path,
+                    f"annotator {annotator}: page {item!r} is not an item of this study (a save of another study?)",
+                )
             values: dict[str, Any] = {}
             for label, value in pairs:
-                q = questions.get(label.get("schema"))
+                q = questions.get(label.get("schema") if isinstance(label, dict) else None)
                 if q is None:
                     continue
+                where = f"annotator {annotator}, page {item}, question {q['name']}"
                 if q["kind"] == "multiselect":
                     values.setdefault(q["name"], []).append(value)
                 elif q["kind"] == "likert":
+                    if not str(value).strip().isdigit() or not 1 <= int(value) <= int(q.get("size") or 5):
+                        raise InputError(
+                            state_path, f"{where}: {value!r} is not a point of the {q.get('size') or 5}-point scale"
+                        )
                     values[q["name"]] = int(value)
                 else:
+                    if q["kind"] == "radio" and q.get("labels") and value not in q["labels"]:
+                        labels = ", ".join(map(str, q["labels"]))
+                        raise InputError(state_path, f"{where}: {value!r} is not one of {labels}")
                     values[q["name"]] = value
             if values:
                 out.append(Answer(annotator, item, values, times.get(item), saved.get(item)))
@@ -364,6 +378,7 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
     ``data.id``; annotators are Label Studio's ``completed_by``). Read without installing Label Studio."""
     record = load(folder)
     questions = {q["name"]: q for q in record["questions"]}
+    shown = key(folder)  # the study scores only what it showed
     path = Path(export)
     try:
         tasks = json.loads(path.read_text(encoding="utf-8"))
@@ -376,18 +391,27 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
         item = (task.get("data") or {}).get("id") if isinstance(task, dict) else None
         if item is None:
             raise InputError(path, "task without data.id (not exported from this study's tasks.json)", record=str(n))
+        if str(item) not in shown:
+            raise InputError(
+                path, f"task {item!r} is not an item of this study (another study's export?)", record=str(n)
+            )
         for annotation in task.get("annotations") or []:
             who = annotation.get("completed_by")
             annotator = str(who.get("email") or who.get("id")) if isinstance(who, dict) else str(who)
             values: dict[str, Any] = {}
             for result in annotation.get("result") or []:
-                q = questions.get(result.get("from_name"))
-                value = result.get("value") or {}
-                if q is None:
+                if not isinstance(result, dict) or (q := questions.get(result.get("from_name"))) is None:
                     continue
+                value = result.get("value") or {}
+                where = f"annotator {annotator}, item {item}, question {q['name']}"
                 if "choices" in value:
-                    values[q["name"]] = value["choices"] if q["kind"] == "multiselect" else value["choices"][0]
+                    choices = value["choices"] if isinstance(value["choices"], list) else []
+                    if not choices:
+                        raise InputError(path, f"{where}: an empty choice", record=str(n))
+                    values[q["name"]] = choices if q["kind"] == "multiselect" else choices[0]
                 elif "rating" in value:
+                    if not str(value["rating"]).strip().isdigit():
+                        raise InputError(path, f"{where}: rating {value['rating']!r} is not a number", record=str(n))
                     values[q["name"]] = int(value["rating"])
                 elif "text" in value:
                     values[q["name"]] = " ".join(value["text"])

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,8 +100,16 @@ def behavioral_label(pair_id: str, answer: str) -> str | None:
     return DELTA if answer == winner else NO_DELTA if answer == loser else None
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What scoring needs of a cognitive item as it was shown: its dimension and the gold option's index."""
+
+    dimension: str
+    gold: int
+
+
 def analyse(
-    rows: list[Annotation], items: dict[str, CognitiveItem], path: str | Path = "annotations"
+    rows: list[Annotation], items: Mapping[str, CognitiveItem | Shown], path: str | Path = "annotations"
 ) -> dict[str, Any]:
     """Per study (and per dimension): each annotator's accuracy and n, agreement; verification Likert mean +- SD."""
     groups: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))

@@ -20,7 +20,7 @@ from rich.console import Console
 from ...core.jsonl import dump_json
 from ...shared import studies
 from .data import Unchecked, load_pairs, load_threads, shown_post
-from .human import TIE, Annotation, analyse
+from .human import TIE, Annotation, Shown, analyse
 from .items import load_items
 
 RATINGS = ["1", "2", "3", "4"]
@@ -178,7 +178,12 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
 
     record = studies.load(folder)
     rows, invalid = study_annotations(folder)
-    items = {i.id: i for i in load_items()}
+    # scored against what the study showed (its key: the gold as shown and the dimension), never the shipped items
+    items = {
+        str(k["item_id"]): Shown(dimension=str(k["dimension"]), gold=int(k["gold"]))
+        for k in studies.key(folder).values()
+        if "item_id" in k and "gold" in k
+    }
     result = (
         analyse([r for r in rows if r.answer is not None or r.ratings], items, folder)
         if rows
