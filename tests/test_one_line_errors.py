@@ -107,3 +107,41 @@ def test_report_json_is_strict_on_real_runs(logs: dict[str, Path]) -> None:
         done = run("report", bench, log, "--json")
         assert done.returncode == 0, done.stderr
         json.loads(done.stdout, parse_constant=lambda c, b=bench: pytest.fail(f"{b}: not strict JSON: {c}"))
+
+
+def _error_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The one error line of a refused command (click adds its usage lines before it), exit 2, no traceback."""
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if line.lower().startswith("error")]
+    assert len(errors) == 1, result.stderr
+    return errors[0]
+
+
+def test_values_that_cannot_be_right_are_refused_with_the_file_and_key(tmp_path: Path) -> None:
+    """Issue 37: a negative price gave a negative bill, -T max_tokens=-5 a negative budget, `--model ,` an empty
+    plan with exit 0, a misspelt provider was planned without a word, an empty items file printed "nan%" verdicts,
+    and `run --log-dir FILE` ended in a traceback."""
+    negative = tmp_path / "prices.yaml"
+    negative.write_text("openai/gpt-5: {input: -1.25, output: 10, input_cache_write: 0, input_cache_read: 0.125}\n")
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00price")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    plan = ["plan", "longsocial", "--model"]
+    cases = [
+        ([*plan, ","], "no model named"),
+        ([*plan, "opnai/gpt-5"], "'opnai/gpt-5': not PROVIDER/MODEL with a known provider"),
+        ([*plan, "openai/gpt-5", "-T", "max_tokens=-5"], "max_tokens=-5: an output budget is at least 1 token"),
+        ([*plan, "openai/gpt-5", "-T", "max_tokens=abc"], "max_tokens='abc': not a whole number"),
+        ([*plan, "openai/gpt-5", "--model-cost-config", negative], f"{negative} (record openai/gpt-5): input: a price"),
+        ([*plan, "openai/gpt-5", "--model-cost-config", binary], f"{binary}: not UTF-8 text"),
+        (["analyze", "longsocial", "lint", "-A", f"items={empty}"], f"{empty}: no items in the file"),
+        (["analyze", "perso", "lint", "-A", f"items={empty}"], f"{empty}: no items in the file"),
+        (["run", "longsocial", "--model", "mockllm/model", "--log-dir", a_file], f"{a_file} is a file"),
+        (["run", "perso", "--model", "mockllm/model", "-T", "max_tokens=0"], "max_tokens=0: an output budget"),
+    ]
+    for args, expected in cases:
+        line = _error_line(run(*args))
+        assert expected in line, (args, line)

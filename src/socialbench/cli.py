@@ -508,6 +508,8 @@ def run(
     from .benchmarks import get_benchmark
     from .shared.benchmark import grid_arguments
 
+    if Path(log_dir).exists() and not Path(log_dir).is_dir():
+        raise click.BadParameter(f"{log_dir} is a file: give a folder for the logs", param_hint="--log-dir")
     bench = get_benchmark(benchmark)
     fn = bench.task(task_name)
     if reasoning:
@@ -539,6 +541,9 @@ def run(
     if max_samples:
         options["max_samples"] = max_samples
     if model_cost_config:
+        from .shared.costplan import read_prices
+
+        read_prices(model_cost_config)  # a bad price file stops the run before any call, with the file and key
         options["model_cost_config"] = model_cost_config
     if cache_ttl:
         others = [m for m in models if not m.startswith("anthropic/")]
@@ -603,6 +608,16 @@ def plan(
         arguments[key] = value
     prices = read_prices(model_cost_config) if model_cost_config else None
     names = [m.strip() for m in models.split(",") if m.strip()]
+    if not names:
+        raise click.BadParameter(f"no model named in {models!r}", param_hint="--model")
+    known = _providers()
+    for name in names:  # a typo in the provider would be planned as some other tokenizer, without a word
+        provider = name.split("/", 1)[0]
+        if "/" not in name or (known and provider not in known):
+            raise click.BadParameter(
+                f"{name!r}: not PROVIDER/MODEL with a known provider; providers: {', '.join(known)}",
+                param_hint="--model",
+            )
     title, rows = bench.plan(names, arguments, prices, paper_grid)
     if as_json:
         click.echo(dump_json({"title": title, "plan": [r.as_dict() for r in rows]}))

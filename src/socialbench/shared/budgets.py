@@ -104,6 +104,13 @@ class Budget:
         return {"tokens": self.tokens, "why": self.why}
 
 
+def checked_budget(max_tokens: int | None, name: str = "max_tokens") -> int | None:
+    """``-T max_tokens`` as given, refused when it cannot be a budget (zero or negative)."""
+    if max_tokens is not None and max_tokens < 1:
+        raise ValueError(f"-T {name}={max_tokens}: an output budget is at least 1 token")
+    return max_tokens
+
+
 def call_budget(model: Model | str, default: int, given: int | None = None, declared: bool = False) -> Budget:
     """The output budget of one call: ``given`` (``-T max_tokens``) if set; for a reasoning model room for its
     reasoning (module docstring); else ``default``, the call's own budget."""

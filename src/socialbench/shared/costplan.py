@@ -131,8 +131,10 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
     """A price file in inspect's ``--model-cost-config`` format: YAML or JSON, model name -> ModelCost fields."""
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text (byte {exc.start}): a price file is YAML or JSON") from None
     except (OSError, yaml.YAMLError) as exc:
-        raise InputError(path, f"not a readable YAML / JSON price file ({exc})") from exc
+        raise InputError(path, f"not a readable YAML / JSON price file ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict):
         raise InputError(path, "a price file maps model names to {input, output, input_cache_write, input_cache_read}")
     prices = {}
@@ -143,6 +145,11 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "prices"
             raise InputError(path, f"{where}: {first['msg']}", record=str(name)) from exc
+        negative = [k for k, v in prices[str(name)].model_dump().items() if isinstance(v, int | float) and v < 0]
+        if negative:
+            raise InputError(path, f"{negative[0]}: a price cannot be negative", record=str(name))
+    if not prices:
+        raise InputError(path, "no model's prices in the file")
     return prices
 
 

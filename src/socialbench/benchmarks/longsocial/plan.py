@@ -25,7 +25,7 @@ from inspect_ai.model import ModelCost
 from ...conversations.model import Node, Thread
 from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
-from ...shared.budgets import call_budget
+from ...shared.budgets import call_budget, checked_budget
 from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for
 from .items import Item
 from .task import load_pack
@@ -84,6 +84,13 @@ def paper_groups(overhead: float, item_part: float) -> list[Group]:
     ]
 
 
+def _integer(text: Any) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"-T max_tokens={text!r}: not a whole number of tokens") from None
+
+
 def plan(
     models: Sequence[str],
     task_args: Mapping[str, Any],
@@ -103,7 +110,9 @@ def plan(
             f"planned settings: {can}"
         )
     _, _, threads, items = load_pack(task_args.get("items"), task_args.get("episodes"))
-    given = int(task_args["max_tokens"]) if task_args.get("max_tokens") else None
+    given = checked_budget(_integer(task_args["max_tokens"])) if task_args.get("max_tokens") else None
+    if not models:
+        raise ValueError("--model: no model named (give one or more, comma-separated)")
     rows = []
     for model in models:
         encoding, label = tokenizer_for(model)

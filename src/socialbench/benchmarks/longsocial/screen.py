@@ -22,6 +22,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ...core.errors import InputError
 from ...core.jsonl import dump_json
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
@@ -33,6 +34,8 @@ CHANCE = 0.25
 
 
 def run_probes(model: str, items: str | None, episodes: str | None, seeds: int, log_dir: str) -> list[str]:
+    if Path(log_dir).exists() and not Path(log_dir).is_dir():
+        raise InputError(log_dir, "-A log_dir names a file: give a folder for the probe runs' logs")
     """Run every probe with ``seeds`` option orders on ``model``; the logs written."""
     from inspect_ai import eval
 

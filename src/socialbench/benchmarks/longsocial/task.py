@@ -23,7 +23,7 @@ from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
-from ...shared.budgets import call_budget, known_context, reasons, record_call
+from ...shared.budgets import call_budget, checked_budget, known_context, reasons, record_call
 from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
 from ...shared.embeddings import load_embedder
 from ...shared.memory import Collector
@@ -93,7 +93,10 @@ def load_pack(items: str | None = None, episodes: str | None = None) -> tuple[Pa
     items_path = Path(items) if items else sample_pack() / "items.jsonl"
     episodes_path = Path(episodes) if episodes else sample_pack() / "episodes.jsonl"
     threads = episode_pack(episodes_path)
-    return items_path, episodes_path, threads, check_items(load_items(items_path), threads, items_path)
+    loaded = load_items(items_path)
+    if not loaded:
+        raise InputError(items_path, "no items in the file: nothing to run, lint or plan")
+    return items_path, episodes_path, threads, check_items(loaded, threads, items_path)
 
 
 _STATS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
@@ -356,6 +359,7 @@ def longsocial(
             per-post labels for the component oracle) is an ``error`` (default), or ``skip`` it (listed in the
             log); it is never shown the full discussion instead.
     """
+    checked_budget(max_tokens)
     flow = get_workflow(workflow)
     if answer_mode == "logprobs" and flow.reasoning:
         raise ValueError(f"workflow {workflow!r} reasons before answering: use answer_mode=generate or auto")

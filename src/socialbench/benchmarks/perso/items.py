@@ -75,6 +75,8 @@ def default_items() -> Path:
 def load_items(path: str | Path | None = None, dimension: str | None = None) -> list[CognitiveItem]:
     target = Path(path) if path else default_items()
     items = [item for _, item in read_models(target, CognitiveItem, "cognitive items file")]
+    if not items:
+        raise InputError(target, "no items in the file: nothing to run, lint or score")
     seen: set[str] = set()
     for item in items:
         if item.id in seen:

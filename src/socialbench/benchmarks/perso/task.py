@@ -13,6 +13,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ...shared.budgets import checked_budget
 from ...shared.caching import active_connections, first_of_each_group, shared_part
 from ...shared.runs import INPUTS, input_record, version
 from .behavioral import ITEM_START as PAIR_START
@@ -72,6 +73,7 @@ def perso(
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
             DeepSeek-R1 on vLLM).
     """
+    checked_budget(max_tokens)
     threads_path = Path(threads) if threads else default_threads()
     config = GenerateConfig(temperature=0.0)
     if task == "behavioral":

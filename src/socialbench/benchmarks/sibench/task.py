@@ -21,7 +21,7 @@ from inspect_ai.util import JSONSchema
 from ...conversations.model import Dialogue
 from ...conversations.render import render_dialogue
 from ...shared.answers import balanced_gold_positions, strip_thinking
-from ...shared.budgets import call_budget, record_call
+from ...shared.budgets import call_budget, checked_budget, record_call
 from ...shared.outputs import output_problem
 from ...shared.runs import INPUTS, input_record, version
 from .dataset import (
@@ -275,6 +275,7 @@ def sibench(
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
     """
+    checked_budget(max_tokens)
     dialogues = load_dialogues()
     # the order makes any prefix (`--limit N`) a sample of the same kind: situation-balanced, or uniform
     if subset == "balanced":
