@@ -145,7 +145,7 @@ def test_authoring_verification_adjudication_and_release_by_two_annotators(tmp_p
         release = tmp_path / "release"
         args = ["analyze", "longsocial", "release", "-A", f"items={authored}", "-A", f"verified={verify}"]
         refused = _cli(*args, "-A", f"out={release}")
-        assert refused.returncode != 0 and not release.exists()
+        assert refused.returncode == 2 and not release.exists()  # README, "Exit codes": refused = 2
         assert f"{flagged} failed verification and has no adjudication" in " ".join(refused.stderr.split())
 
         adjudicate = tmp_path / "adjudicate"
