@@ -31,6 +31,12 @@ def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path:
     assert not any(k["item_id"] in served for k in keys.values())  # item ids (and their gold) stay in the key
     again = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a")
     assert again.returncode == 2 and "already exists" in again.stderr  # never overwrites a study
+    mine = tmp_path / "papers"  # nor a folder of the user's own files (issue 37)
+    mine.mkdir()
+    (mine / "key.jsonl").write_text("my notes\n")
+    refused = _cli("study", "create", "perso-cognitive", "-o", str(mine), "--annotators", "a")
+    assert refused.returncode == 2 and "not empty" in refused.stderr
+    assert [p.name for p in mine.iterdir()] == ["key.jsonl"] and (mine / "key.jsonl").read_text() == "my notes\n"
 
 
 def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:

@@ -135,6 +135,9 @@ def create(
     root = Path(folder)
     if (root / "study.json").exists():
         raise InputError(root, "a study already exists here (choose a new folder)")
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        # a study writes server/, key.jsonl, label-studio/ ...: never over a user's files
+        raise InputError(root, "exists and is not empty (a study is written to a new or empty folder)")
     names = [a.strip() for a in annotators if a.strip()]
     if not names or len(set(names)) != len(names):
         raise ValueError("give one or more distinct annotator names (--annotators a,b,c)")
