@@ -145,3 +145,10 @@ def test_values_that_cannot_be_right_are_refused_with_the_file_and_key(tmp_path:
     for args, expected in cases:
         line = _error_line(run(*args))
         assert expected in line, (args, line)
+
+
+def test_a_cutoff_that_is_not_a_date_names_the_file_and_the_model(logs: dict[str, Path], tmp_path: Path) -> None:
+    cutoffs = tmp_path / "cutoffs.json"
+    cutoffs.write_text(json.dumps({"mockllm/model": "April 2024"}))
+    line = _error_line(run("report", "longsocial", logs["longsocial"], "-R", f"cutoffs={cutoffs}"))
+    assert f"{cutoffs} (record mockllm/model): cutoffs: 'April 2024' is not a date" in line, line

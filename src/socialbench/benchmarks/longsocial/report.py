@@ -933,6 +933,14 @@ def load_mapping(path: str | None, what: str) -> dict[str, str] | None:
         raise InputError(path, f"{what}: not a readable JSON object ({exc})") from None
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         raise InputError(path, f'{what}: expected a JSON object {{"model": "value", ...}} with string values')
+    if what == "cutoffs":  # a knowledge cutoff is a date: checked here, with the file and the model named
+        from datetime import date
+
+        for model, value in data.items():
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise InputError(path, f"cutoffs: {value!r} is not a date (YYYY-MM-DD)", record=str(model)) from None
     return {str(k): v for k, v in data.items()}
 
 
