@@ -152,3 +152,29 @@ def test_a_cutoff_that_is_not_a_date_names_the_file_and_the_model(logs: dict[str
     cutoffs.write_text(json.dumps({"mockllm/model": "April 2024"}))
     line = _error_line(run("report", "longsocial", logs["longsocial"], "-R", f"cutoffs={cutoffs}"))
     assert f"{cutoffs} (record mockllm/model): cutoffs: 'April 2024' is not a date" in line, line
+
+
+def test_malformed_pairs_and_an_item_without_its_thread_are_located(tmp_path: Path) -> None:
+    """Issue 37: malformed `meta.pairs` in a threads file, and a study of items whose thread is missing, ended in
+    a traceback or an unlocated message."""
+    import gzip
+
+    from socialbench.benchmarks.perso.data import default_threads
+    from socialbench.benchmarks.perso.items import default_items
+
+    with gzip.open(default_threads(), "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    with_pairs = next(r for r in rows if "pairs" in (r.get("meta") or {}))
+    with_pairs["meta"]["pairs"] = "w1-l1"
+    threads = tmp_path / "threads.jsonl"
+    threads.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    line = _error_line(run("run", "perso", "--model", "mockllm/model", "-T", f"threads={threads}", "--limit", "1"))
+    assert f"{threads} (record {with_pairs['id']}): meta.pairs must be a list" in line, line
+    items = [json.loads(x) for x in Path(default_items()).read_text().splitlines()]
+    items[0]["thread_id"] = "cmv:nope"
+    mine = tmp_path / "items.jsonl"
+    mine.write_text("".join(json.dumps(r) + "\n" for r in items))
+    made = run("study", "create", "perso-cognitive", "-o", tmp_path / "s", "--annotators", "a", "-S", f"items={mine}")
+    line = _error_line(made)
+    assert f"{mine} (record {items[0]['id']}): thread 'cmv:nope' is not in the threads file" in line, line
+    assert not (tmp_path / "s").exists()

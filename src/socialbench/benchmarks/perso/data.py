@@ -362,6 +362,16 @@ def load_threads(path: str | Path | None = None) -> list[Thread]:
     for episode in read_episodes(target):
         if not isinstance(episode, Thread):
             raise InputError(target, f"episode {episode.id} is a dialogue; PerSo needs ChangeMyView threads")
+        pairs = episode.meta.get("pairs")
+        if pairs is not None and not (
+            isinstance(pairs, list)
+            and all(isinstance(p, list | tuple) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in pairs)
+        ):
+            raise InputError(
+                target,
+                f"meta.pairs must be a list of [delta reply id, other reply id] pairs, got {str(pairs)[:80]}",
+                record=episode.id,
+            )
         out.append(episode)
     return out
 

@@ -21,7 +21,7 @@ from ...core.jsonl import dump_json
 from ...shared import studies
 from .data import Unchecked, load_pairs, load_threads, shown_post
 from .human import TIE, Annotation, Shown, analyse
-from .items import load_items
+from .items import check_items, default_items, load_items
 
 RATINGS = ["1", "2", "3", "4"]
 
@@ -65,8 +65,10 @@ def behavioral(
 
 def _cognitive(kind: str, items: str | None, threads: str | None, show_reply: bool, mark_gold: bool) -> studies.Design:
     by_id = {t.id: t for t in load_threads(threads)}
+    loaded = load_items(items)
+    check_items(loaded, by_id, items or default_items())  # an item whose thread is missing: one located line
     out = []
-    for n, item in enumerate(load_items(items), 1):
+    for n, item in enumerate(loaded, 1):
         thread = by_id[item.thread_id]
         html = (
             _post(thread)
