@@ -238,3 +238,24 @@ def test_a_release_with_a_surface_shortcut_is_refused(tmp_path: Path) -> None:
     refused = _release(tmp_path, shortcut, "-A", f"verified={verify}")
     assert refused.returncode != 0 and not (tmp_path / "release").exists()
     assert "surface shortcuts (longest option 100.0%)" in " ".join(refused.stderr.split())
+
+
+def test_two_releases_into_one_new_folder_leave_one_whole_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: the second of two releases racing into the same new folder ended in a traceback. It is now one
+    line, the first release stays as written, and no staging folder is left behind."""
+    import importlib
+
+    from socialbench.core.errors import InputError
+
+    rel = importlib.import_module("socialbench.benchmarks.longsocial.release")
+    monkeypatch.setattr(rel, "_markdown", lambda sheet: "datasheet\n")
+    target = tmp_path / "release"
+    rel._write_release(target, [], [], {"first": True})  # the first release lands
+    written = (target / "datasheet.json").read_text()
+    with pytest.raises(InputError, match="another release was written there meanwhile"):
+        rel._write_release(target, [], [], {"second": True})
+    assert (target / "datasheet.json").read_text() == written and sorted(p.name for p in tmp_path.iterdir()) == [
+        "release"
+    ]

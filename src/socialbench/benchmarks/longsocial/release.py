@@ -334,7 +334,7 @@ def release(
     as_json: bool = False,
 ) -> None:
     """Release the items that passed verification or adjudication, with a datasheet and the audit sample (Tables 8,
-    10, 23). Refuses (exit 1, nothing written) when an item is not verified or failed verification without an
+    10, 23). Refuses (exit 2, nothing written) when an item is not verified or failed verification without an
     adjudication, an item's episode changed since authoring, or the released items fail the lint heuristics.
 
     Args:
@@ -443,7 +443,12 @@ def _write_release(target: Path, items: list[Item], sample: list[Item], sheet: d
         write_jsonl(staging / "audit_sample.jsonl", [i.model_dump(exclude_none=True) for i in sample])
         (staging / "datasheet.json").write_text(dump_json(sheet) + "\n", encoding="utf-8")
         (staging / "datasheet.md").write_text(_markdown(sheet), encoding="utf-8")
-        os.rename(staging, target)
+        try:
+            os.rename(staging, target)  # atomic: of two releases into one new folder, one lands whole
+        except OSError as exc:
+            if target.exists():
+                raise InputError(target, "exists: another release was written there meanwhile") from None
+            raise InputError(target, f"cannot be written ({exc.strerror})") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
