@@ -143,9 +143,13 @@ def authored_items(folder: str, incomplete: str = "refuse") -> Authored:
         source = key["episodes"]
         if source not in threads:
             threads[source] = load_episodes(source)
+        thread = threads[source].get(key["episode_id"])
+        if thread is None:
+            out.problems.append(f"{answer.annotator} {answer.item}: episode {key['episode_id']} is not in {source}")
+            continue
         try:
-            item = _item(answer, key, threads[source][key["episode_id"]], folder)
-        except (ValueError, InputError) as exc:
+            item = _item(answer, key, thread, folder)
+        except (ValueError, InputError, TypeError, KeyError) as exc:  # a page of the wrong shape is a named problem
             out.problems.append(f"{answer.annotator} {answer.item} ({key['episode_id']}): {exc}")
             continue
         out.items.append(item)
