@@ -155,6 +155,56 @@ def recording_server(reply: Any) -> Iterator[Any]:
         httpd.server_close()
 
 
+def chat_completion(body: dict[str, Any], _server: Any) -> dict[str, Any]:
+    """OpenAI's chat completions API (and vLLM's, llama.cpp's): one short answer."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "m"),
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Final answer: A"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+    }
+
+
+def anthropic_message(body: dict[str, Any], server: Any) -> dict[str, Any]:
+    """Anthropic's Messages API: one short message (streamed as events when the request asks)."""
+    return {
+        "id": f"msg_{len(server.requests)}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": [{"type": "text", "text": "Final answer: A"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 3},
+    }
+
+
+@pytest.fixture
+def openai_server() -> Iterator[Any]:
+    with recording_server(chat_completion) as httpd:
+        yield httpd
+
+
+@pytest.fixture
+def anthropic_server() -> Iterator[Any]:
+    with recording_server(anthropic_message) as httpd:
+        yield httpd
+
+
+def one_item(folder: Path) -> str:
+    """An items file holding the sample pack's first item."""
+    from socialbench.benchmarks.longsocial.task import sample_pack
+
+    row = (sample_pack() / "items.jsonl").read_text().splitlines()[0]
+    path = folder / "items.jsonl"
+    path.write_text(row + "\n")
+    return str(path)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:

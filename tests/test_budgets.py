@@ -3,63 +3,35 @@ local OpenAI-compatible server on 127.0.0.1 records (no network)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
-from conftest import recording_server
-from socialbench.benchmarks.longsocial.task import context_limit, longsocial, sample_pack
+from conftest import one_item
+from socialbench.benchmarks.longsocial.task import context_limit, longsocial
 from socialbench.shared.budgets import REASONING_BUDGET, call_budget
-
-
-def _chat_reply(body: dict[str, Any], _server: Any) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body.get("model", "m"),
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "Final answer: A"}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
-    }
-
-
-@pytest.fixture
-def server() -> Iterator[ThreadingHTTPServer]:
-    with recording_server(_chat_reply) as httpd:
-        yield httpd
-
-
-def _one_item(tmp_path: Path) -> str:
-    row = (sample_pack() / "items.jsonl").read_text().splitlines()[0]
-    path = tmp_path / "items.jsonl"
-    path.write_text(row + "\n")
-    return str(path)
 
 
 @pytest.mark.parametrize(("name", "budget"), [("openai/gpt-5", REASONING_BUDGET), ("openai/gpt-4o", 32)])
 def test_a_reasoning_models_full_request_leaves_room_for_reasoning(
-    name: str, budget: int, server: ThreadingHTTPServer, tmp_path: Path
+    name: str, budget: int, openai_server: ThreadingHTTPServer, tmp_path: Path
 ) -> None:
     """Full asks for one letter (32 tokens); GPT-5 spends reasoning tokens against that budget, so its request must
     carry room for its reasoning. What the request carries is read from the server's record."""
-    host, port = server.server_address[:2]
+    host, port = openai_server.server_address[:2]
     model = get_model(name, base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
     (log,) = eval(
-        longsocial(items=_one_item(tmp_path), workflow="full"),
+        longsocial(items=one_item(tmp_path), workflow="full"),
         model=model,
         log_dir=str(tmp_path / "logs"),
         display="none",
         max_retries=0,
     )
     assert log.status == "success", log.error
-    requests = server.requests  # type: ignore[attr-defined]
+    requests = openai_server.requests  # type: ignore[attr-defined]
     (path, body) = requests[-1]
     assert path.endswith("/chat/completions")
     sent = body.get("max_completion_tokens") or body.get("max_tokens")

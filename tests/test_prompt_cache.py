@@ -6,40 +6,17 @@ the items of an episode, and the item after it; settings whose items share no di
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessageUser, get_model
 
-from conftest import recording_server
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.models.llama_cpp import messages_to_text
 from socialbench.shared.caching import cached_prefix
-
-
-def _message_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
-    """Anthropic's Messages API: one short message."""
-    return {
-        "id": f"msg_{len(server.requests)}",
-        "type": "message",
-        "role": "assistant",
-        "model": body.get("model"),
-        "content": [{"type": "text", "text": "Final answer: A"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 3},
-    }
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[ThreadingHTTPServer]:
-    with recording_server(_message_reply) as httpd:
-        yield httpd
 
 
 def _one_episode(tmp_path: Path, n: int = 3) -> str:

@@ -10,7 +10,7 @@ no network), and on known-answer runs of scripted models whose right score is kn
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -21,14 +21,14 @@ from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
-from conftest import recording_server
+from conftest import one_item
 from socialbench.benchmarks.longsocial import longsocial
-from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.benchmarks.perso import perso, perso_generate
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.cli import main
 from socialbench.shared.budgets import REASONING_BUDGET, call_counts
+from test_sibench import COT_ANSWER
 
 THINKS = 4_000
 """The thinker's need: under this budget it spends everything thinking and returns nothing."""
@@ -48,53 +48,10 @@ def thinker(respond: Respond) -> Respond:
 
 
 # ---- the requests a reasoning model receives, per call kind, in every benchmark -----------------------------------
-def _chat_reply(body: dict[str, Any], _server: Any) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body.get("model", "m"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Answer: A"}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
-    }
-
-
-def _message_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
-    return {
-        "id": f"msg_{len(server.requests)}",
-        "type": "message",
-        "role": "assistant",
-        "model": body.get("model"),
-        "content": [{"type": "text", "text": "Answer: A"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 3},
-    }
-
-
-@pytest.fixture
-def openai_server() -> Iterator[ThreadingHTTPServer]:
-    with recording_server(_chat_reply) as httpd:
-        yield httpd
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[ThreadingHTTPServer]:
-    with recording_server(_message_reply) as httpd:
-        yield httpd
-
-
-def _items(tmp_path: Path) -> str:
-    row = (sample_pack() / "items.jsonl").read_text().splitlines()[0]
-    path = tmp_path / "items.jsonl"
-    path.write_text(row + "\n")
-    return str(path)
-
-
 def _every_call_kind(tmp_path: Path, reasoning: bool) -> list[tuple[Task, int | None]]:
     """One small task per call kind of every benchmark (and a limit): answers, retrieval, notes, labels, open-answer
     judging, PerSo ratings / letters / item writing, SI-Bench replies and judging."""
-    items = _items(tmp_path)
+    items = one_item(tmp_path)
     flows = ["full", "cot", "llm-retriever", "rag-bm25-k20-a1", "enumerate-label-aggregate", "open-answer"]
     return [
         *((longsocial(items=items, workflow=f, reasoning=reasoning), None) for f in flows),
@@ -262,17 +219,6 @@ SUPERSET_VERDICT = json.dumps(
     }
 )
 """One verdict every SI-Bench judge call accepts (process, single reply, blind pair, tie preference)."""
-COT = json.dumps(
-    {
-        "Motivation": "想被哄",
-        "Cause": "没钱",
-        "Emotional Attitude": "撒娇",
-        "Social Intention": "拉近",
-        "Communicative Strategy": "幽默",
-        "Response": "我请你喝奶茶",
-    },
-    ensure_ascii=False,
-)
 
 
 def _sibench_model(think: str = "") -> Respond:
@@ -281,7 +227,7 @@ def _sibench_model(think: str = "") -> Respond:
 
     def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
         cot = "Motivation" in input[0].text or "动机" in input[0].text
-        content = COT if cot else json.dumps({"Response": "我请你喝奶茶"}, ensure_ascii=False)
+        content = COT_ANSWER if cot else json.dumps({"Response": "我请你喝奶茶"}, ensure_ascii=False)
         return ModelOutput.from_content(model="mockllm/model", content=think + content)
 
     return respond
@@ -346,7 +292,7 @@ def test_a_starved_thinker_is_counted_per_call_kind_and_marked_wherever_longsoci
     """A forced small budget (-T max_tokens=1000) starves the thinker on every call: the answers are unparsed by
     cause, and the settings that ran without what they are named for (no retrieval, no notes, no labels) are
     marked in the grid, Table 13, the families, the HTML and the CSV, with the failed calls per kind."""
-    items = _items(tmp_path)
+    items = one_item(tmp_path)
     flows = ["full", "llm-retriever", "rag-bm25-k20-a1", "enumerate-label-aggregate"]
     model = _model(thinker(_by_prompt(_lettered)))
     logs = [_log(longsocial(items=items, workflow=f, max_tokens=1000), model, tmp_path) for f in flows]
