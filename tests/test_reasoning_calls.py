@@ -233,7 +233,7 @@ def _sibench_model(think: str = "") -> Respond:
     return respond
 
 
-@pytest.mark.parametrize("mode", ["paper", "cot", "direct"])
+@pytest.mark.parametrize("mode", ["paper", "cot", "direct", "pairwise"])
 def test_sibench_thinker_and_chatty_models_score_as_the_oracle(mode: str, tmp_path: Path) -> None:
     grader = _model(lambda *a: ModelOutput.from_content(model="mockllm/grader", content=SUPERSET_VERDICT))
 
@@ -243,9 +243,12 @@ def test_sibench_thinker_and_chatty_models_score_as_the_oracle(mode: str, tmp_pa
 
     oracle = run(_sibench_model())
     # the scripted judge gives every reply 10 and every process dimension 5: the means are known exactly
-    replies = ["cot_reply/judged_mean", "direct_reply/judged_mean"] if mode == "paper" else ["reply/mean"]
-    assert [oracle[k] for k in replies] == [10.0] * len(replies)
-    if mode != "direct":
+    if mode == "pairwise":  # the verdict prefers Reply 1 in both orders: the CoT wins exactly when shown first
+        assert oracle["position_consistency"] == 0.0 and oracle["first_position_rate"] == 1.0
+    else:
+        replies = ["cot_reply/judged_mean", "direct_reply/judged_mean"] if mode == "paper" else ["reply/mean"]
+        assert [oracle[k] for k in replies] == [10.0] * len(replies)
+    if mode in ("paper", "cot"):
         assert oracle["motivation/judged_mean" if mode == "paper" else "motivation/mean"] == 5.0
     chatty = run(_sibench_model("<think>用户想要 3 个选项：A、B 或 C；Response 1 更好。</think>\n"))
     thinking = run(thinker(_sibench_model()), reasoning=True)
@@ -254,7 +257,7 @@ def test_sibench_thinker_and_chatty_models_score_as_the_oracle(mode: str, tmp_pa
         sibench(mode=mode), _model(thinker(_sibench_model())), tmp_path, model_roles={"grader": grader}, limit=3
     )
     counts = call_counts(s.metadata for s in starved.samples or [])
-    assert counts["reply"].cut_off == counts["reply"].calls == (6 if mode == "paper" else 3)
+    assert counts["reply"].cut_off == counts["reply"].calls == (6 if mode in ("paper", "pairwise") else 3)
     problems = {v for s in starved.samples or [] for k, v in s.metadata.items() if k.startswith("output_problem")}
     assert problems == {"max_tokens"}
 
