@@ -386,12 +386,13 @@ def test_summary_table_counts_and_formats(tmp_path: Path) -> None:
     rows = score_rows(log)
     assert {r["capability"] for r in rows} == {"C1", "C2"} and all(r["correct"] == 1.0 for r in rows)
     line = group_line(rows)
-    assert line["items"] == line["asked"] == len(rows) and line["accuracy"] == 1.0 and line["ci95"] == [1.0, 1.0]
+    assert line["items"] == line["asked"] == len(rows) and line["accuracy"] == 1.0
+    assert line["ci95"][1] == 1.0 and 0.5 < line["ci95"][0] < 1.0  # Wilson: an interval even at 100% (issue 38)
     assert c_mac_text(rows).startswith("- (no asked items for C3, C4, C5, C6; the mean over the 2 capabilities")
     console = Console(width=160, record=True)
     summarize(log, console)
     text = console.export_text()
-    assert re.search(r"C1 Local social meaning\s*│\s*6\s*│\s*6\s*│\s*100\.0\s*│\s*\[100\.0, 100\.0\]", text), text
+    assert re.search(r"C1 Local social meaning\s*│\s*6\s*│\s*6\s*│\s*100\.0\s*│\s*\[61\.0, 100\.0\]", text), text
     assert "C3 " not in text.split("All items")[0]  # capabilities without items get no row
     assert f"log: {log.location}" in text
 

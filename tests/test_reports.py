@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import subprocess
 import sys
@@ -452,3 +453,22 @@ def test_a_plain_number_in_a_column_of_estimates_is_written_to_the_csv(tmp_path:
     write_tables(doc, tmp_path)
     rows = list(csv.reader((tmp_path / "mixed.csv").open()))
     assert rows[1][:4] == ["a", "44.7", "43.0", "46.5"] and rows[2][:2] == ["b", "72.4"] and rows[3][1] == ""
+
+
+def test_an_accuracy_interval_is_an_interval_at_small_n_and_at_100_percent() -> None:
+    """Issue 38: the percentile bootstrap gave "100.0 [100.0, 100.0] n=4". A 0/1 accuracy gets the Wilson score
+    interval, computed here by hand: centre (p + z^2/2n) / (1 + z^2/n), half-width z sqrt(p(1-p)/n + z^2/4n^2) /
+    (1 + z^2/n); other means keep the bootstrap."""
+    from socialbench.shared.statistics import bootstrap_ci, proportion_ci
+
+    def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return centre - half, centre + half
+
+    for k, n in ((4, 4), (1, 1), (0, 3), (500, 1000), (7, 20)):
+        low, high = proportion_ci([1.0] * k + [0.0] * (n - k))
+        assert (low, high) == pytest.approx(wilson(k, n), abs=1e-9), (k, n)
+    assert proportion_ci([1.0, 1.0, 1.0, 1.0])[0] == pytest.approx(0.5101, abs=1e-4)  # 4 of 4: [51.0, 100.0]
+    assert proportion_ci([1.0, 0.5, 0.0, 1.0]) == bootstrap_ci([1.0, 0.5, 0.0, 1.0])  # half credit: the bootstrap

@@ -11,7 +11,7 @@ import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from .statistics import bootstrap_ci, cluster_bootstrap_ci
+from .statistics import cluster_bootstrap_ci, proportion_ci
 
 OVERLENGTH = "overlength"
 NAN = float("nan")
@@ -51,7 +51,7 @@ def _ci(scores: list[SampleScore], cluster: str | None) -> tuple[float, float]:
     if not values:
         return NAN, NAN
     if cluster is None:
-        return bootstrap_ci(values)
+        return proportion_ci(values)
     keys = [(s.score.metadata or {}).get(cluster, s.sample_id) for s in asked(scores)]
     return cluster_bootstrap_ci(values, keys)
 

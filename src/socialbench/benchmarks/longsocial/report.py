@@ -30,7 +30,7 @@ from ...shared.ledger import usage_rows
 from ...shared.metrics import OVERLENGTH
 from ...shared.outputs import describe
 from ...shared.runs import extracted, run_info, run_set
-from ...shared.statistics import bootstrap_ci
+from ...shared.statistics import bootstrap_ci, proportion_ci
 from ...shared.statistics import percent as _pct
 from ...shared.terminal import Table
 from .items import CAPABILITIES, proportional_quota
@@ -79,7 +79,7 @@ def group_line(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Items, asked, accuracy with its bootstrap 95% CI (None when nothing was asked), unparsed, over-length."""
     asked = [r for r in rows if r["status"] != OVERLENGTH]
     values = [r["correct"] for r in asked if r["status"] != UNJUDGED]  # a judge's failure is not the model's
-    low, high = bootstrap_ci(values) if values else (None, None)
+    low, high = proportion_ci(values) if values else (None, None)  # Wilson for 0/1 outcomes
     cut = [r for r in asked if r.get("total_posts")]
     return {
         "items": len(rows),

@@ -16,7 +16,7 @@ from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.runs import extracted, label_runs, run_info, run_set
-from ...shared.statistics import bootstrap_ci, cluster_bootstrap_ci, percent
+from ...shared.statistics import cluster_bootstrap_ci, percent, proportion_ci
 from ...shared.terminal import Table
 from .baselines import length_heuristic
 from .behavioral import INVALID, TIE, VALID
@@ -42,7 +42,7 @@ def _accuracy(values: list[float], clusters: list[Any] | None = None) -> dict[st
     presentation orders of a pair move together."""
     if not values:
         return {"n": 0, "accuracy": None, "ci95": None}
-    ci = bootstrap_ci(values) if clusters is None else cluster_bootstrap_ci(values, clusters)
+    ci = proportion_ci(values) if clusters is None else cluster_bootstrap_ci(values, clusters)
     return {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(ci)}
 
 
