@@ -234,7 +234,9 @@ def bars(
             values_seen.append(value)
             if est.low is not None and est.high is not None:
                 lo, hi = est.low * scale, est.high * scale
-                ax.errorbar(offset[j], value, yerr=[[value - lo], [hi - value]], color="black", capsize=1.5, lw=0.7)
+                # a whisker never points inward (an interval computed apart may round past its estimate)
+                below, above = max(0.0, value - lo), max(0.0, hi - value)
+                ax.errorbar(offset[j], value, yerr=[[below], [above]], color="black", capsize=1.5, lw=0.7)
                 values_seen += [lo, hi]
             estimates.append((offset[j], est))
     for p, (name, numbers) in enumerate(printed):

@@ -43,7 +43,8 @@ def proportion_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(int(data.sum()), int(data.size), alpha=1 - confidence, method="wilson")
-    return (float(low), float(high))
+    share = float(data.mean())  # the interval holds the estimate exactly (float rounding at 0 and 1 aside)
+    return (max(0.0, min(float(low), share)), min(1.0, max(float(high), share)))
 
 
 def cluster_bootstrap_ci(
