@@ -662,6 +662,59 @@ def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> No
     assert replies(str(folder)).items == design.items  # the same seed gives the same study
 
 
+def test_the_studies_show_humans_what_the_judge_saw_and_ask_only_what_an_item_can_answer(tmp_path: Any) -> None:
+    """Issue 36: one form showed the analysis next to both replies (the judge scores the replies without it: a reader
+    could tell which reply followed it) and asked every process dimension on ablated items (an empty Cause both
+    revealed the condition and asked for a score of nothing). Issue 38: a dialogue came back once per run to the same
+    annotator, and the folder's name was on every page."""
+    from socialbench.benchmarks.sibench.studies import process, replies
+    from socialbench.shared import studies
+
+    folder, ablated = tmp_path / "logs", tmp_path / "ablated"
+    full = {"Motivation": "动机文字", "Cause": "原因文字", "Emotional Attitude": "情绪文字",
+            "Social Intention": "意图文字", "Communicative Strategy": "策略文字",
+            "Response": "思考后的回复"}  # fmt: skip
+    cot = json.dumps(full, ensure_ascii=False)
+    no_cause = json.dumps({k: v for k, v in full.items() if k != "Cause"}, ensure_ascii=False)
+    direct = json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
+
+    def judge(*args: Any) -> ModelOutput:
+        body = {"reply_1": {"score": 5}, "reply_2": {"score": 10}} | {k: {"score": 5} for k in COMPONENT_KEYS}
+        return ModelOutput.from_content(model="g", content=json.dumps(body))
+
+    def grader() -> Model:
+        return get_model("mockllm/model", custom_outputs=judge, memoize=False)
+
+    run({"mode": "paper"}, model_answers([cot, direct]), grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), grader(), 3, ablated)
+    shown = replies(str(folder))
+    assert [q.name for q in shown.questions] == ["reply_1", "reply_2", "preferred"]
+    assert len(shown.items) == 6
+    for item in shown.items:
+        assert "思考后的回复" in item.html and "直接的回复" in item.html
+        assert not any(text in item.html for text in ("动机文字", "意图文字", "analysis"))  # the judge never sees it
+    with pytest.raises(ValueError, match=r"different parts.*without cause.*one sibench-process study per ablation"):
+        process(str(folder))  # full and ablated analyses cannot share one set of questions
+    analysed = process(str(ablated))
+    assert [q.name for q in analysed.questions] == [k for k in COMPONENT_KEYS if k != "cause"]
+    asked = [q.name for q in analysed.questions]
+    assert len(analysed.items) == 3 and all(i.key["asked"] == asked for i in analysed.items)
+    for item in analysed.items:
+        assert "动机文字" in item.html and "Cause" not in item.html
+        assert "思考后的回复" not in item.html and "直接的回复" not in item.html  # replies are the other study's
+    # one dialogue, two runs: at overlap 1 two annotators see each dialogue once, and the study says when they cannot
+    made = studies.create(shown, tmp_path / "gpt-4o-full-cot", ["ann", "bob"], overlap=1)
+    config = json.loads((tmp_path / "gpt-4o-full-cot" / "server" / "config.yaml").read_text())
+    for group in config["batch_assignment"]["groups"]:
+        dialogues = [studies.key(tmp_path / "gpt-4o-full-cot")[i]["dialogue"] for i in group["instances"]]
+        assert len(dialogues) == 3 and len(set(dialogues)) == 3
+    assert made["notes"] == [] and "gpt-4o" not in config["annotation_task_name"]
+    crowded = studies.create(shown, tmp_path / "crowded", ["ann", "bob"], overlap=2)
+    assert crowded["notes"] == ["6 page(s) show an annotator a dialogue they already saw: a dialogue has up to 2 "
+                                "items, so 4 annotators at overlap 2 would see each once"]  # fmt: skip
+
+
 def test_a_limited_run_is_a_situation_balanced_sample() -> None:
     """`--limit N` runs the first N dialogues of the task: they must be balanced, not the source's first N."""
     for subset in ("balanced", "all"):

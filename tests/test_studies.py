@@ -43,7 +43,7 @@ def _sibench_logs(folder: Path) -> Path:
     )
 
     def model(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
-        text = cot if "Motivation" in input[0].text else json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
+        text = cot if "动机" in input[0].text else json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
         return ModelOutput.from_content(model="mockllm/model", content=text)
 
     def grader(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
@@ -76,9 +76,10 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
         criteria = ("scope_clear", "scope_reasoning", "one_answer", "no_artifacts")
         decision = ["pass", "revise"][salt % 2] if annotator == "bob" else "pass"
         return {"answer": key["gold"], **dict.fromkeys(criteria, decision)}
+    if kind == "sibench-process":
+        return {k: "5" if annotator == "ann" else "10" for k in COMPONENT_KEYS}
     if kind == "sibench-replies":
         return {
-            **{k: "5" for k in COMPONENT_KEYS},
             "reply_1": "10",
             "reply_2": "0" if annotator == "ann" else "10",
             "preferred": "Reply 1",
@@ -130,6 +131,7 @@ def _secrets(key: dict[str, Any]) -> list[str]:
 STUDIES = {
     "longsocial-readers": ["-S", "limit=2", "-S", "attention=1"],
     "longsocial-verify": ["-S", "limit=2", "-S", "attention=0"],
+    "sibench-process": [],
     "sibench-replies": [],
     "perso-behavioral": ["-S", "subset=2", "-S", "unchecked=admit"],
     "perso-verify": [],
@@ -139,7 +141,7 @@ STUDIES = {
 @pytest.mark.parametrize("kind", list(STUDIES))
 def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_path: Path) -> None:
     folder = tmp_path / "study"
-    extra = STUDIES[kind] + (["--logs", str(_sibench_logs(tmp_path / "logs"))] if kind == "sibench-replies" else [])
+    extra = STUDIES[kind] + (["--logs", str(_sibench_logs(tmp_path / "logs"))] if kind.startswith("sibench") else [])
     created = _cli("study", "create", kind, "-o", str(folder), "--annotators", "ann,bob", *extra)
     assert created.returncode == 0, created.stderr[-2000:]
     record, keys = studies.load(folder), studies.key(folder)
@@ -208,7 +210,12 @@ def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, st
         reply_scores = [(plan, keys[item]["cot_first"]) for (u, item), plan in regular.items()]
         cot = [int(p["reply_1"] if first else p["reply_2"]) for p, first in reply_scores]
         assert model["cot_reply"] == pytest.approx(sum(cot) / len(cot))
-        assert model["motivation"] == 5.0
+        assert not set(model) & set(COMPONENT_KEYS)  # the analysis is the other study's
+    elif kind == "sibench-process":
+        (model,) = result["models"].values()
+        clicked_cause = [int(p["cause"]) for p in regular.values()]
+        assert model["cause"] == pytest.approx(sum(clicked_cause) / len(clicked_cause))
+        assert "cot_reply" not in model and "cot_wins" not in model
     elif kind == "perso-behavioral":
         assert result["invalid_behavioral_answers"] == 0
         group = result["groups"]["behavioral"]

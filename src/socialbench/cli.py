@@ -771,7 +771,7 @@ def study_create(
     logs: str | None,
     study_args: tuple[str, ...],
 ) -> None:
-    """Create a study folder for KIND (e.g. longsocial-readers, sibench-replies, perso-behavioral)."""
+    """Create a study folder for KIND (e.g. longsocial-readers, sibench-process, sibench-replies, perso-behavioral)."""
     from .shared import studies
     from .shared.benchmark import parameters, parse_arguments
 
@@ -800,6 +800,8 @@ def _print_logins(record: dict[str, Any], folder: str) -> None:
     for name, password in record["annotators"].items():
         table.add_row(name, password)
     out.print(table)
+    for note in record.get("notes", []):
+        out.print(f"note: {note}", markup=False)
     out.print(f"created {folder}; serve it with: socialbench study serve {folder}")
 
 

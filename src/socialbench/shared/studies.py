@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -67,6 +68,9 @@ class Item:
     html: str
     key: dict[str, Any]
     attention: bool = False
+    group: str = ""
+    """Items of one group (one dialogue under several models or conditions) go to different annotators where the
+    roster allows: an annotator who has seen a text judges its next version with a memory of the last."""
 
 
 @dataclass
@@ -76,6 +80,8 @@ class Design:
     instructions: str
     questions: list[Question]
     items: list[Item]
+    notes: list[str] = field(default_factory=list)
+    """What building the study left out or decided, printed by `study create` and kept in study.json."""
 
 
 @dataclass
@@ -95,21 +101,29 @@ def escape(text: str) -> str:
 
 
 # ---- create -----------------------------------------------------------------------------------------------------
-def _assignment(
-    ids: list[str], attention: list[str], annotators: list[str], overlap: int, seed: int
-) -> dict[str, list[str]]:
-    """Each regular item to ``overlap`` annotators (round robin over a seeded item order), every attention item to
-    everyone; each annotator's list in their own seeded order."""
-    order = list(ids)
-    random.Random(f"{seed}:items").shuffle(order)
+def _assignment(items: list[Item], annotators: list[str], overlap: int, seed: int) -> tuple[dict[str, list[str]], int]:
+    """Each regular item to ``overlap`` annotators, round robin over a seeded order in which the items of a group are
+    adjacent (so a group of g items reaches g * overlap different annotators while there are that many); every
+    attention item to everyone; each annotator's list in their own seeded order. Also returns how many times an
+    annotator is given a second item of a group they already have (0 when the roster is large enough)."""
+    rng = random.Random(f"{seed}:items")
+    groups: dict[str, list[str]] = {}
+    for item in (i for i in items if not i.attention):
+        groups.setdefault(item.group or f"item:{item.id}", []).append(item.id)
+    names = list(groups)
+    rng.shuffle(names)
+    order = [i for g in names for i in rng.sample(groups[g], len(groups[g]))]
+    group_of = {i: g for g, ids in groups.items() for i in ids}
     per: dict[str, list[str]] = {a: [] for a in annotators}
-    for n, item in enumerate(order):
+    for n, item_id in enumerate(order):
         for j in range(overlap):
-            per[annotators[(n + j) % len(annotators)]].append(item)
+            per[annotators[(n + j) % len(annotators)]].append(item_id)
+    repeats = sum(len(mine) - len({group_of[i] for i in mine}) for mine in per.values())
+    attention = [i.id for i in items if i.attention]
     for a in annotators:
         per[a] += attention
         random.Random(f"{seed}:{a}").shuffle(per[a])
-    return per
+    return per, repeats
 
 
 def _scheme(q: Question) -> dict[str, Any]:
@@ -148,9 +162,18 @@ def create(
         raise ValueError(f"overlap must be between 1 and the number of annotators ({len(names)}), got {k}")
     regular = [i.id for i in design.items if not i.attention]
     attention = [i.id for i in design.items if i.attention]
-    assignment = _assignment(regular, attention, names, k, seed)
+    assignment, repeats = _assignment(design.items, names, k, seed)
+    notes = list(design.notes)
+    if repeats:
+        largest = max(Counter(i.group for i in design.items if i.group and not i.attention).values())
+        notes.append(
+            f"{repeats} page(s) show an annotator a dialogue they already saw: a dialogue has up to {largest} items, "
+            f"so {largest * k} annotators at overlap {k} would see each once"
+        )
     logins = {a: secrets.token_urlsafe(9) for a in names}
-    task_name = f"socialbench {design.kind} {root.resolve().name} {secrets.token_hex(3)}"
+    # Potato shows the task name in the page title and navbar: it names the study kind, never the folder (which a
+    # user may have named after a model or condition); the token keeps concurrent studies' layouts apart
+    task_name = f"socialbench {design.kind} {secrets.token_hex(3)}"
     config = {
         # Potato keeps one page layout per task name: a unique name keeps concurrent studies apart
         "annotation_task_name": task_name,
@@ -190,6 +213,7 @@ def create(
         "seed": seed,
         "items": len(regular),
         "attention_items": len(attention),
+        "notes": notes,
         "questions": [asdict(q) for q in design.questions],
     }
     with atomic_writer(root / "study.json") as handle:

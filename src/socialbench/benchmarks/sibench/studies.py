@@ -1,9 +1,15 @@
-"""SI-Bench's human study (§3.3): annotators score the CoT process (Table 6) and both final replies blind (Table 5),
-0/5/10, from the same rubric schema the judge uses, with the replies in a seeded random order recorded in the key.
+"""SI-Bench's human studies (§3.3): annotators score what the LLM judge scores, shown as the judge sees it, 0/5/10
+from the same rubric schema the judge uses.
 
-Built from paper-protocol logs (``-S logs=FOLDER``): each sample's dialogue, analysis and two replies. Which model
-wrote them and which reply is the CoT one stay in the key. A preference question is on every form (Potato cannot show
-a question only when two other answers tie); scoring uses it only when the two reply scores tie, as the paper does.
+- ``sibench-process``: the conversation and the speaker's analysis (Table 6); only the dimensions the analysis has.
+- ``sibench-replies``: the conversation and the CoT and direct replies, blind, side by side as Reply 1 / Reply 2 in a
+  seeded order recorded in the key (Table 5); never the analysis, which would tell which reply followed it.
+
+Built from paper-protocol logs (``--logs``). Which model wrote an item, its ablation and which reply is the CoT one
+stay in the key. Items of one dialogue (across models and ablations) form a group that `studies.create` spreads over
+annotators, so that an annotator sees each dialogue once where the roster allows. A preference question is on every
+replies form (Potato cannot show a question only when two other answers tie); scoring uses it only when the two reply
+scores tie, as the paper does.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import hashlib
 import random
 import statistics
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
@@ -35,64 +42,125 @@ def _rubric_text(dim: Dimension) -> str:
     return f"{dim.name}: {dim.definition} ({levels})"
 
 
+def _paper_samples(logs: str) -> Iterator[tuple[Any, Any, Any, dict[str, Any]]]:
+    """(run, log, sample, metadata) of every paper-protocol sample; a rerun of a run counts once."""
+    for info in run_set(log_paths([logs])).runs:
+        log = read_log(info.path)
+        for sample in log.samples or []:
+            yield info, log, sample, sample.metadata or {}
+
+
+def _key(info: Any, log: Any, sample: Any) -> dict[str, Any]:
+    args = log.eval.task_args
+    return {
+        "model": info.label_without(AXES),  # the key names mode, language, subset and ablation itself
+        "mode": args.get("mode", "paper"),
+        "lang": args.get("lang", "zh"),
+        "ablate": args.get("ablate") or "",
+        "subset": f"{args.get('subset', 'balanced')} {args.get('n', 312)}",
+        "dialogue": str(sample.id),
+        "log": info.path,
+    }
+
+
+def _item(seed: int, log: Any, sample: Any, html: str, key: dict[str, Any]) -> studies.Item:
+    # an id that carries no order: a hash of the run and the dialogue (numbered ids in log order would tell an
+    # annotator which model's block an item is in); the dialogue is the group, so that an annotator sees each
+    # dialogue once where the roster allows it (`studies.create`)
+    digest = hashlib.sha256(f"{seed}:{key['log']}:{sample.id}".encode()).hexdigest()[:10]
+    return studies.Item(f"s{digest}", html, key, group=str(sample.id))
+
+
+def _conversation(meta: dict[str, Any]) -> str:
+    return (
+        "<p><b>Conversation</b> (用户 is the speaker, 对方 the other party)</p>"
+        f"<div>{studies.escape(str(meta.get('chat', '')))}</div><hr>"
+    )
+
+
+def _finish(out: list[studies.Item], seed: int, logs: str, what: str) -> list[studies.Item]:
+    if not out:
+        raise ValueError(f"{logs}: no sample with {what} (run sibench in the paper mode)")
+    random.Random(f"order:{seed}").shuffle(out)  # the runs' items interleaved, not in blocks
+    return out
+
+
+def process(logs: str, seed: int = 0, limit: int | None = None) -> studies.Design:
+    """Score the speaker's analysis on the process dimensions (§3.3, Table 6), as the LLM judge does: the
+    conversation and the analysis only, never a reply, and only the dimensions the analysis has.
+
+    One study holds runs of one component set: Potato asks the same questions on every page, so an ablated run's
+    items (no Cause) cannot share a study with full-CoT items without asking what they cannot answer. A sample whose
+    analysis lacks a part its run asked for is left out and counted (the judge leaves that dimension unscored).
+
+    Args:
+        logs: inspect logs (files or a folder) of `socialbench run sibench` in the paper mode.
+        seed: item-id and order seed.
+        limit: use only the first N samples.
+    """
+    out: list[studies.Item] = []
+    asked_by_run: dict[str, tuple[str, ...]] = {}
+    incomplete = 0
+    for info, log, sample, meta in _paper_samples(logs):
+        if limit and len(out) >= limit:
+            break
+        analysis = meta.get("analysis") or {}
+        if not analysis:
+            continue
+        asked = tuple(k for k in COMPONENT_KEYS if k not in (meta.get("ablate") or []))
+        key = _key(info, log, sample)
+        asked_by_run.setdefault(run_label(key), asked)
+        if any(not analysis.get(k) for k in asked):
+            incomplete += 1
+            continue
+        shown = [c for c in COMPONENTS if c.key in asked]
+        steps = "".join(f"<li><b>{c.field_en}</b>: {studies.escape(str(analysis[c.key]))}</li>" for c in shown)
+        html = _conversation(meta) + f"<p><b>The speaker's analysis</b></p><ul>{steps}</ul>"
+        out.append(_item(seed, log, sample, html, key | {"asked": list(asked)}))
+    if len(set(asked_by_run.values())) > 1:
+        runs = "; ".join(f"{run}: {', '.join(asked)}" for run, asked in asked_by_run.items())
+        raise ValueError(
+            f"{logs}: the runs' analyses have different parts ({runs}); create one sibench-process study per "
+            "ablation (--logs of the runs that share one)"
+        )
+    (asked,) = set(asked_by_run.values()) or {COMPONENT_KEYS}
+    dims = {d.key: d for d in PROCESS_RUBRIC.dimensions}
+    notes = [f"{incomplete} sample(s) left out: the analysis lacks a part its run asked for"] if incomplete else []
+    return studies.Design(
+        kind="sibench-process",
+        title="SI-Bench analysis scoring",
+        instructions="Score the speaker's analysis of the conversation on each dimension with the rubric (0 / 5 / 10).",
+        questions=[studies.Question(k, "radio", _rubric_text(dims[k]), SCORES) for k in asked],
+        items=_finish(out, seed, logs, "an analysis"),
+        notes=notes,
+    )
+
+
 def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Design:
-    """Score the analysis and both replies of paper-protocol runs blind (§3.3).
+    """Score both final replies of paper-protocol runs blind, side by side (§3.3, Table 5), as the LLM judge does:
+    the conversation and Reply 1 / Reply 2 (CoT and direct in a seeded order kept in the key), never the analysis.
 
     Args:
         logs: inspect logs (files or a folder) of `socialbench run sibench` in the paper mode.
         seed: reply-order seed.
         limit: use only the first N samples.
     """
-
     out: list[studies.Item] = []
-    for info in run_set(log_paths([logs])).runs:  # a rerun of a run counts once: its dialogues are shown once
-        path = info.path
-        log = read_log(path)
-        for sample in log.samples or []:
-            meta = sample.metadata or {}
-            cot, direct, analysis = meta.get("reply_cot"), meta.get("reply_direct"), meta.get("analysis") or {}
-            if not (cot and direct):
-                continue
-            cot_first = random.Random(f"{seed}:{log.eval.model}:{sample.id}").random() < 0.5
-            first, second = (cot, direct) if cot_first else (direct, cot)
-            steps = "".join(
-                f"<li><b>{c.field_en}</b>: {studies.escape(str(analysis[c.key]))}</li>"
-                for c in COMPONENTS
-                if analysis.get(c.key)
-            )
-            html = (
-                f"<p><b>Conversation</b> (用户 is the speaker, 对方 the other party)</p>"
-                f"<div>{studies.escape(str(meta.get('chat', '')))}</div><hr>"
-                f"<p><b>The speaker's analysis</b></p><ul>{steps}</ul><hr>"
-                f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
-                f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
-            )
-            args = log.eval.task_args
-            key = {
-                "model": info.label_without(AXES),  # the key names mode, language, subset and ablation itself
-                "mode": args.get("mode", "paper"),
-                "lang": args.get("lang", "zh"),
-                "ablate": args.get("ablate") or "",
-                "subset": f"{args.get('subset', 'balanced')} {args.get('n', 312)}",
-                "dialogue": str(sample.id),
-                "cot_first": cot_first,
-                "log": path,
-            }
-            # an id that carries no order: a hash of the run and the dialogue (numbered ids in log order would tell
-            # an annotator which model's block an item is in)
-            digest = hashlib.sha256(f"{seed}:{path}:{sample.id}".encode()).hexdigest()[:10]
-            out.append(studies.Item(f"s{digest}", html, key))
-            if limit and len(out) >= limit:
-                break
+    for info, log, sample, meta in _paper_samples(logs):
         if limit and len(out) >= limit:
             break
-    random.Random(f"order:{seed}").shuffle(out)  # the runs' items interleaved, not in blocks
-    if not out:
-        raise ValueError(f"{logs}: no sample with both a CoT and a direct reply (run sibench in the paper mode)")
+        cot, direct = meta.get("reply_cot"), meta.get("reply_direct")
+        if not (cot and direct):
+            continue
+        cot_first = random.Random(f"{seed}:{log.eval.model}:{sample.id}").random() < 0.5
+        first, second = (cot, direct) if cot_first else (direct, cot)
+        html = (
+            _conversation(meta) + f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
+            f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
+        )
+        out.append(_item(seed, log, sample, html, _key(info, log, sample) | {"cot_first": cot_first}))
     reply_dim = REPLY_RUBRIC.dimensions[0]
     questions = [
-        studies.Question(d.key, "radio", _rubric_text(d), SCORES) for d in PROCESS_RUBRIC.dimensions
-    ] + [
         studies.Question("reply_1", "radio", "Reply 1 — " + _rubric_text(reply_dim), SCORES),
         studies.Question("reply_2", "radio", "Reply 2 — " + _rubric_text(reply_dim), SCORES),
         studies.Question("preferred", "radio", "Which reply is better? (used only when your two scores are equal)",
@@ -100,10 +168,11 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
     ]  # fmt: skip
     return studies.Design(
         kind="sibench-replies",
-        title="SI-Bench process and reply scoring",
-        instructions="Score the analysis on each dimension and each reply with the rubric (0 / 5 / 10).",
+        title="SI-Bench reply scoring",
+        instructions="Score each reply with the rubric (0 / 5 / 10); if your two scores are equal, the preference "
+        "decides.",
         questions=questions,
-        items=out,
+        items=_finish(out, seed, logs, "both a CoT and a direct reply"),
     )
 
 
@@ -156,10 +225,11 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
     if as_json:
         console.file.write(dump_json(result) + "\n")
         return
-    columns = [*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins"]
+    asked = {q for qs in summary.values() for q in qs}
+    columns = [c for c in (*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins") if c in asked]
     table = Table(
-        title=f"{record['title']}: mean human scores (0-10) per run (model · language · subset · ablation); "
-        "CoT win rate"
+        title=f"{record['title']}: mean human scores (0-10) per run (model · language · subset · ablation)"
+        + ("; CoT win rate" if "cot_wins" in columns else "")
     )
     for col in ("run", *columns):
         table.add_column(col.replace("_", " "))
@@ -172,5 +242,6 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
 
 
 STUDIES: dict[str, Any] = {
-    "sibench-replies": studies.Study(replies, score, "score the process and both replies blind, 0/5/10 (§3.3)"),
+    "sibench-process": studies.Study(process, score, "score the speaker's analysis, 0/5/10 per dimension (§3.3)"),
+    "sibench-replies": studies.Study(replies, score, "score the CoT and the direct reply blind, 0/5/10 (§3.3)"),
 }
