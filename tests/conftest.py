@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
 from collections.abc import Iterator
@@ -224,10 +225,21 @@ def potato_login(page: Any, base: str, user: str, password: str) -> None:
     )
 
 
-def potato_item(page: Any) -> str | None:
-    """The study item on the page (None once the annotator is done)."""
+def potato_page(page: Any) -> str | None:
+    """The page id Potato serves (``ITEM_TOKEN``), None once the annotator is done."""
     loc = page.locator("#instance_id")
     return loc.get_attribute("value") if loc.count() else None
+
+
+def study_item(page_id: str) -> str:
+    """The study's item id of a served page id (the study's page token removed)."""
+    return re.sub(r"_[0-9a-f]{6}$", "", page_id)
+
+
+def potato_item(page: Any) -> str | None:
+    """The study item on the page (None once the annotator is done)."""
+    shown = potato_page(page)
+    return None if shown is None else study_item(shown)
 
 
 def potato_answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[str, Any]) -> None:
@@ -241,7 +253,7 @@ def potato_answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[st
 
 def potato_next(page: Any) -> None:
     """Save the page and wait until the next one (or the end) is shown."""
-    item = potato_item(page)
+    item = potato_page(page)
     page.click("#next-btn")
     field = "document.querySelector('#instance_id')"
     moved = f"() => document.body && (!{field} || {field}.value !== {json.dumps(item)})"

@@ -30,7 +30,8 @@ def save(folder: Path, annotator: str, pages: dict[str, dict[str, str]]) -> None
     kinds = {q["name"]: q["kind"] for q in record["questions"]}
     now = time.time()
     state: dict[str, Any] = {"instance_id_to_label_to_value": {}, "instance_id_to_behavioral_data": {}}
-    for page, values in pages.items():
+    for item, values in pages.items():
+        page = f"{item}_{record['pages']}"  # as the study serves it
         state["instance_id_to_label_to_value"][page] = [
             [{"schema": k, "name": "text_box" if kinds[k] == "text" else v}, v] for k, v in values.items()
         ]

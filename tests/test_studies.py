@@ -16,7 +16,15 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
-from conftest import chromium_browser, free_port, potato_answer, potato_item, potato_login, potato_next
+from conftest import (
+    chromium_browser,
+    free_port,
+    potato_answer,
+    potato_item,
+    potato_login,
+    potato_next,
+    study_item,
+)
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared import studies
@@ -183,7 +191,7 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
         times = []
         for user in ("ann", "bob"):
             state = json.loads((folder / "server" / "annotation_output" / user / "user_state.json").read_text())
-            behaviour = state["instance_id_to_behavioral_data"]
+            behaviour = {study_item(page): v for page, v in state["instance_id_to_behavioral_data"].items()}
             mine = [i for (u, i) in clicked if u == user and not keys[i].get("attention") and i in behaviour]
             times += [behaviour[i]["total_time_ms"] / 1000 for i in mine]
         assert times and json.loads(scored.stdout)["median_seconds"] == round(statistics.median(times), 1)

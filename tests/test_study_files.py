@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from socialbench.benchmarks.perso.items import default_items
 from socialbench.shared import studies
 
 
@@ -23,7 +24,7 @@ def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path:
     record, keys = studies.load(folder), studies.key(folder)
     config = json.loads((folder / "server" / "config.yaml").read_text())
     groups = {g["annotators"][0]: g["instances"] for g in config["batch_assignment"]["groups"]}
-    counts = {item: sum(item in mine for mine in groups.values()) for item in keys}
+    counts = {item: sum(f"{item}_{record['pages']}" in mine for mine in groups.values()) for item in keys}
     assert set(counts.values()) == {2}  # every item to exactly two of the three annotators
     assert config["user_config"]["allow_all_users"] is False and set(record["annotators"]) == {"a", "b", "c"}
     served = (folder / "server" / "data" / "items.jsonl").read_text()
@@ -44,16 +45,15 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
 
     folder = tmp_path / "s"
     assert _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a,b").returncode == 0
-    keys = studies.key(folder)
+    record, keys = studies.load(folder), studies.key(folder)
     tasks = json.loads((folder / "label-studio" / "tasks.json").read_text())
-    assert {t["data"]["id"] for t in tasks} == set(keys) and '<Choices name="answer"' in (
-        folder / "label-studio" / "config.xml"
-    ).read_text()
+    assert {t["data"]["id"] for t in tasks} == {f"{i}_{record['pages']}" for i in keys}
+    assert '<Choices name="answer"' in (folder / "label-studio" / "config.xml").read_text()
     belief = [i for i, k in keys.items() if k["dimension"] == "belief"]
     picks = {"a": ["A", "B", "C", "D", "A", "B", "C", "D"], "b": ["A", "B", "C", "A", "A", "B", "D", "D"]}
     export = [
         {
-            "data": {"id": item},
+            "data": {"id": f"{item}_{record['pages']}"},
             "annotations": [
                 {
                     "completed_by": {"email": who},
@@ -88,9 +88,9 @@ def test_a_study_scores_against_what_it_showed_and_refuses_what_it_did_not(tmp_p
     folder = tmp_path / "s"
     done = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a", "-S", f"items={mine}")
     assert done.returncode == 0, done.stderr
-    keys = studies.key(folder)
+    record, keys = studies.load(folder), studies.key(folder)
     answers = [
-        {"data": {"id": item}, "annotations": [{"completed_by": {"email": "a"}, "result": [
+        {"data": {"id": f"{item}_{record['pages']}"}, "annotations": [{"completed_by": {"email": "a"}, "result": [
             {"from_name": "answer", "value": {"choices": ["ABCD"[k["gold"]]]}}]}]}
         for item, k in keys.items()
     ]  # fmt: skip
@@ -102,5 +102,44 @@ def test_a_study_scores_against_what_it_showed_and_refuses_what_it_did_not(tmp_p
     assert {g: v["accuracy"]["a"] for g, v in groups.items()} == dict.fromkeys(groups, 1.0) and len(groups) == 3
     export.write_text(json.dumps([*answers, {"data": {"id": "c9999"}, "annotations": []}]))
     refused = _cli("study", "score", str(folder))
-    assert refused.returncode == 2 and "c9999" in refused.stderr and "not an item of this study" in refused.stderr
+    assert refused.returncode == 2 and "c9999" in refused.stderr and "not a page of this study" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_a_save_copied_from_another_study_over_the_same_items_is_refused(tmp_path: Path) -> None:
+    """Issue 37: two studies over the same items have the same item ids; a Potato save (or Label Studio export)
+    copied from one into the other was scored against the other's key, whose option orders may differ. Every page a
+    study serves carries the study's own token, so a copied save names pages this study never showed."""
+    rows = [json.loads(line) for line in Path(default_items()).read_text().splitlines()]
+    for row in rows:  # the second study: the same items with the options rotated (another option order)
+        row["options"] = row["options"][1:] + row["options"][:1]
+        row["gold"] = (row["gold"] - 1) % 4
+    rotated = tmp_path / "rotated.jsonl"
+    rotated.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert _cli("study", "create", "perso-cognitive", "-o", str(first), "--annotators", "a").returncode == 0
+    made = _cli("study", "create", "perso-cognitive", "-o", str(second), "--annotators", "a", "-S", f"items={rotated}")
+    assert made.returncode == 0, made.stderr
+    assert set(studies.key(first)) == set(studies.key(second))  # the same item ids
+    token = studies.load(first)["pages"]
+    assert token != studies.load(second)["pages"]
+    item = sorted(studies.key(first))[0]
+    state = {"user_id": "a", "instance_id_to_label_to_value": {f"{item}_{token}": [[{"schema": "answer"}, "A"]]}}
+    for folder in (first, second):
+        saved = folder / "server" / "annotation_output" / "a" / "user_state.json"
+        saved.parent.mkdir(parents=True)
+        saved.write_text(json.dumps(state))
+    assert [(a.item, a.values) for a in studies.answers(first)] == [(item, {"answer": "A"})]
+    copied = second / "server" / "annotation_output" / "a" / "user_state.json"
+    before = copied.read_bytes()
+    refused = _cli("study", "score", str(second))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert f"{item}_{token}" in refused.stderr and "not a page of this study" in refused.stderr
+    assert str(copied) in refused.stderr and copied.read_bytes() == before
+    copied.write_text(json.dumps(state | {"user_id": "b"}))  # another annotator's save under a's name
+    wrong_user = _cli("study", "score", str(first.parent / "second"))
+    assert wrong_user.returncode == 2 and "not of annotator a" in wrong_user.stderr
+    export = second / "label-studio" / "export.json"  # a Label Studio export of the first study
+    export.write_text(json.dumps([{"data": {"id": f"{item}_{token}"}, "annotations": []}]))
+    refused = _cli("study", "score", str(second))
+    assert refused.returncode == 2 and "not a page of this study" in refused.stderr

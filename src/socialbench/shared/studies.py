@@ -10,6 +10,10 @@ on the server's side); `create` writes it out:
     STUDY/server/users.jsonl       logins
     STUDY/label-studio/            the same study in Label Studio's import format (tasks.json, config.xml)
 
+Pages are served as ``ITEM_TOKEN`` (the item id and a random token of this study, kept in study.json as ``pages``):
+a Potato save or Label Studio export copied from another study over the same items names pages this study never
+showed, and is refused rather than scored against this study's key.
+
 Blind by construction: item ids are opaque (``i0001``), the HTML is built from escaped text, and the key (gold
 answers, which model or mode wrote a reply, the presentation order) exists only in ``key.jsonl``; `score` joins it
 back. Potato's own attention-check and gold features are not used because they send their answers to the browser;
@@ -170,6 +174,10 @@ def create(
             f"{repeats} page(s) show an annotator a dialogue they already saw: a dialogue has up to {largest} items, "
             f"so {largest * k} annotators at overlap {k} would see each once"
         )
+    # every page id the server and Label Studio see carries this study's token: a save or export copied from another
+    # study over the same items (same item ids, maybe other option orders) names pages this study never showed
+    pages = secrets.token_hex(3)
+    assignment = {a: [f"{i}_{pages}" for i in mine] for a, mine in assignment.items()}
     logins = {a: secrets.token_urlsafe(9) for a in names}
     # Potato shows the task name in the page title and navbar: it names the study kind, never the folder (which a
     # user may have named after a model or condition); the token keeps concurrent studies' layouts apart
@@ -196,13 +204,13 @@ def create(
     }
     server = root / "server"
     (server / "data").mkdir(parents=True, exist_ok=True)
-    write_jsonl(server / "data" / "items.jsonl", [{"id": i.id, "html": i.html} for i in design.items])
+    write_jsonl(server / "data" / "items.jsonl", [{"id": f"{i.id}_{pages}", "html": i.html} for i in design.items])
     shutil.copyfile(PAGE / "study.css", server / "socialbench.css")
     write_jsonl(server / "users.jsonl", [{"username": a, "password": p} for a, p in logins.items()])
     with atomic_writer(server / "config.yaml") as handle:  # JSON is valid YAML; Potato requires the .yaml name
         json.dump(config, handle, ensure_ascii=False, indent=1)
     write_jsonl(root / "key.jsonl", [{"id": i.id, "attention": i.attention, **i.key} for i in design.items])
-    _label_studio(design, root / "label-studio")
+    _label_studio(design, root / "label-studio", pages)
     record = {
         "kind": design.kind,
         "benchmark": benchmark,
@@ -214,6 +222,7 @@ def create(
         "items": len(regular),
         "attention_items": len(attention),
         "notes": notes,
+        "pages": pages,
         "questions": [asdict(q) for q in design.questions],
     }
     with atomic_writer(root / "study.json") as handle:
@@ -221,7 +230,7 @@ def create(
     return record
 
 
-def _label_studio(design: Design, folder: Path) -> None:
+def _label_studio(design: Design, folder: Path, pages: str) -> None:
     """The study in Label Studio's import format: tasks (``data.html``) and a labeling config (XML)."""
     tags = []
     for q in design.questions:
@@ -239,7 +248,8 @@ def _label_studio(design: Design, folder: Path) -> None:
     with atomic_writer(folder / "config.xml") as handle:
         handle.write(xml)
     with atomic_writer(folder / "tasks.json") as handle:
-        json.dump([{"data": {"id": i.id, "html": i.html}} for i in design.items], handle, ensure_ascii=False)
+        tasks = [{"data": {"id": f"{i.id}_{pages}", "html": i.html}} for i in design.items]
+        json.dump(tasks, handle, ensure_ascii=False)
 
 
 def load(folder: str | Path) -> dict[str, Any]:
@@ -353,7 +363,7 @@ def answers(folder: str | Path) -> list[Answer]:
     if export.exists():
         return label_studio_answers(folder, export)
     questions = {q["name"]: q for q in record["questions"]}
-    shown = key(folder)  # the study scores only what it showed
+    item_of = _pages(record, key(folder))  # the study scores only what it showed
     out = []
     for annotator in record["annotators"]:
         state_path = Path(folder) / "server" / "annotation_output" / annotator / "user_state.json"
@@ -363,12 +373,17 @@ def answers(folder: str | Path) -> list[Answer]:
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise InputError(state_path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+        if not isinstance(state, dict):
+            raise InputError(state_path, "not a Potato save (a JSON object is expected)")
+        if state.get("user_id") not in (None, annotator):
+            raise InputError(state_path, f"the save of {state['user_id']!r}, not of annotator {annotator}")
         times, saved = _seconds(state), _saved(state)
-        for item, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
-            if item not in shown:
+        for page, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
+            item = item_of.get(page)
+            if item is None:
                 raise InputError(
                     state_path,
-                    f"annotator {annotator}: page {item!r} is not an item of this study (a save of another study?)",
+                    f"annotator {annotator}: page {page!r} is not a page of this study (a save of another study?)",
                 )
             values: dict[str, Any] = {}
             for label, value in pairs:
@@ -390,8 +405,14 @@ def answers(folder: str | Path) -> list[Answer]:
                         raise InputError(state_path, f"{where}: {value!r} is not one of {labels}")
                     values[q["name"]] = value
             if values:
-                out.append(Answer(annotator, item, values, times.get(item), saved.get(item)))
+                out.append(Answer(annotator, item, values, times.get(page), saved.get(page)))
     return out
+
+
+def _pages(record: dict[str, Any], shown: dict[str, Any]) -> dict[str, str]:
+    """Page id as served -> the study's item id (studies made before page tokens serve the item ids themselves)."""
+    token = record.get("pages")
+    return {f"{i}_{token}" if token else i: i for i in shown}
 
 
 def unanswered(folder: str | Path, rows: Sequence[Answer]) -> list[str]:
@@ -405,7 +426,7 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
     ``data.id``; annotators are Label Studio's ``completed_by``). Read without installing Label Studio."""
     record = load(folder)
     questions = {q["name"]: q for q in record["questions"]}
-    shown = key(folder)  # the study scores only what it showed
+    item_of = _pages(record, key(folder))  # the study scores only what it showed
     path = Path(export)
     try:
         tasks = json.loads(path.read_text(encoding="utf-8"))
@@ -415,12 +436,13 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
         raise InputError(path, "a Label Studio JSON export is a list of tasks")
     out = []
     for n, task in enumerate(tasks):
-        item = (task.get("data") or {}).get("id") if isinstance(task, dict) else None
-        if item is None:
+        page = (task.get("data") or {}).get("id") if isinstance(task, dict) else None
+        if page is None:
             raise InputError(path, "task without data.id (not exported from this study's tasks.json)", record=str(n))
-        if str(item) not in shown:
+        item = item_of.get(str(page))
+        if item is None:
             raise InputError(
-                path, f"task {item!r} is not an item of this study (another study's export?)", record=str(n)
+                path, f"task {page!r} is not a page of this study (another study's export?)", record=str(n)
             )
         for annotation in task.get("annotations") or []:
             who = annotation.get("completed_by")
@@ -443,7 +465,7 @@ def label_studio_answers(folder: str | Path, export: str | Path) -> list[Answer]
                 elif "text" in value:
                     values[q["name"]] = " ".join(value["text"])
             if values:
-                out.append(Answer(annotator, str(item), values, annotation.get("lead_time")))
+                out.append(Answer(annotator, item, values, annotation.get("lead_time")))
     return out
 
 
