@@ -76,6 +76,61 @@ def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPSe
     assert "Tokens and cost per run" in table.stdout and "80.0%" in table.stdout and "0.0006" in table.stdout
 
 
+def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill_the_batch_price(
+    server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 39: without --model-cost-config every ledger showed cost '-', and a --batch run was charged at list
+    price. gpt-4o in the pinned price list (OpenAI's published rates): $2.50 / M input, $1.25 / M cached input, $10 / M
+    output; batch $1.25 / $1.25 / $5. Per request 200 uncached + 800 cached input tokens and 10 output tokens."""
+    from importlib.metadata import version
+
+    from inspect_ai.log import write_eval_log
+    from inspect_ai.model._model_info import clear_model_info_cache
+
+    from socialbench.shared.ledger import PRICE_LIST, PRICE_LIST_VERSION
+
+    assert version(PRICE_LIST) == PRICE_LIST_VERSION  # the date the ledger prints is this version's
+    clear_model_info_cache()  # no prices left registered in this process by an earlier eval's --model-cost-config
+    rows = (sample_pack() / "items.jsonl").read_text().splitlines()[:2]
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(rows) + "\n")
+    host, port = server.server_address[:2]
+    model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
+    (log,) = eval(
+        longsocial(items=str(items), workflow="full"),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+    )
+    assert log.status == "success", log.error
+    (row,) = usage_rows([str(log.location)])
+    assert row["cost"] == pytest.approx(2 * (200 * 2.5 + 800 * 1.25 + 10 * 10) / 1e6)  # $0.0032
+    assert row["cost_source"] == f"genai-prices {PRICE_LIST_VERSION} (2026-11)" and row["batch"] is False
+    # the same run sent through the batch API (the log as inspect writes it with --batch)
+    log.plan.config.batch = True
+    batched = tmp_path / "batched" / Path(str(log.location)).name
+    batched.parent.mkdir()
+    write_eval_log(log, str(batched))
+    (row,) = usage_rows([str(batched)])
+    assert row["cost"] == pytest.approx(2 * (200 * 1.25 + 800 * 1.25 + 10 * 5) / 1e6)  # $0.0026
+    assert row["batch"] is True and row["cost_source"].endswith(", batch")
+    report = subprocess.run([*CLI, "report", "longsocial", str(batched), "--json"], capture_output=True, text=True)
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["usage"] == [row]  # report --json says the run was batched
+    # a run's own prices win, halved under batch (OpenAI's batch API bills half)
+    log.stats.model_usage["openai/gpt-4o"].total_cost = 0.0006
+    write_eval_log(log, str(batched))
+    (row,) = usage_rows([str(batched)])
+    assert row["cost"] == pytest.approx(0.0003) and row["cost_source"] == "run's prices, batch: half"
+    # a model the list does not know, or a local server, has no cost (never a guess)
+    local = log.stats.model_usage.pop("openai/gpt-4o")
+    log.stats.model_usage["vllm/Qwen/Qwen3-8B"] = local.model_copy(update={"total_cost": None})
+    write_eval_log(log, str(batched))
+    (row,) = usage_rows([str(batched)])
+    assert row["cost"] is None and row["cost_source"] is None
+
+
 def test_run_options_reach_inspect(tmp_path: Path) -> None:
     done = subprocess.run(
         [*CLI, "run", "longsocial", "--model", "mockllm/model", "--limit", "1", "--log-dir", tmp_path,

@@ -1,10 +1,20 @@
 """The cost ledger of runs: what inspect recorded each model was billed for (``log.stats.model_usage``: input at the
-full rate, cache writes, cache reads, output, reasoning tokens, and the cost when prices are known, from inspect's
-model data or ``--model-cost-config``), one row per run and model (the model under test and each model role)."""
+full rate, cache writes, cache reads, output, reasoning tokens), one row per run and model (the model under test and
+each model role), and its cost:
+
+- from the run's own prices when inspect recorded a cost (``--model-cost-config``, or inspect's model data);
+- else from a maintained price list, genai-prices (Pydantic's; input, cache-write, cache-read, output and batch prices
+  per provider and date), at the prices in force on the day the run started;
+- a run sent through a batch API (``--batch``) is billed at the batch price: the price list's batch rates, or half of
+  the run's own prices for the providers whose batch APIs bill half (OpenAI, Anthropic, Google);
+- otherwise unknown (a local server, a model the list does not know): ``None``, never a guess.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +23,95 @@ from rich.console import Console
 from .benchmark import read_log, role_model
 from .terminal import Table
 
+PRICE_LIST = "genai-prices"
+PRICE_LIST_VERSION = "0.2.3"
+PRICE_LIST_DATE = "2026-11"
+"""The pinned price list (pyproject.toml) and the month it was released: the ledger names both next to every cost it
+takes from the list. Update the pin, the version and the date together (tests/test_ledger.py checks the version)."""
+
+PROVIDERS = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "google": "google",
+    "mistral": "mistral",
+    "groq": "groq",
+    "grok": "x-ai",
+    "together": "together",
+    "fireworks": "fireworks",
+    "openrouter": "openrouter",
+    "perplexity": "perplexity",
+}
+"""inspect's provider prefix -> the price list's provider. Only hosted providers: ``vllm/``, ``openai-api/``,
+``hf/``, ``llama-cpp-python/`` and the like run on someone's own machine and have no list price."""
+
+HALF_PRICE_BATCH = ("openai", "anthropic", "google")
+"""Providers whose batch APIs bill half of every token price (what a run's own prices are scaled by under --batch)."""
+
+
+def batched(header: Any) -> bool:
+    """Whether the run's requests went through a batch API (``--batch``: inspect's ``GenerateConfig.batch``, in the
+    eval's config or the model's)."""
+    configs = (header.plan.config, getattr(header.eval, "model_generate_config", None))
+    return any(getattr(c, "batch", None) not in (None, False, 0) for c in configs)
+
+
+def listed_cost(model: str, usage: Any, when: datetime | None, batch: bool) -> float | None:
+    """The price list's cost of ``usage`` (inspect's `ModelUsage`) for an inspect model name, at the prices of
+    ``when``, at batch rates if ``batch``; None when the list does not know the provider or the model."""
+    from genai_prices import Usage, calc_price
+
+    prefix, _, name = model.partition("/")
+    provider = PROVIDERS.get(prefix)
+    if provider is None or not name:
+        return None
+    written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
+    tokens = Usage(  # the list counts input tokens including the cached ones; inspect's input_tokens excludes them
+        input_tokens=usage.input_tokens + written + read,
+        cache_write_tokens=written,
+        cache_read_tokens=read,
+        output_tokens=usage.output_tokens,
+    )
+    try:
+        price = calc_price(
+            tokens,
+            model_ref=name,
+            provider_id=provider,
+            genai_request_timestamp=when,
+            price_context={"processing": "batch"} if batch else None,
+        )
+    except LookupError:
+        return None
+    return float(price.total_price)
+
+
+def _cost(model: str, usage: Any, when: datetime | None, batch: bool) -> tuple[float | None, str | None]:
+    """(cost, where its prices came from)."""
+    if usage.total_cost is not None:
+        if not batch:
+            return usage.total_cost, "run's prices"
+        if model.partition("/")[0] in HALF_PRICE_BATCH:
+            return usage.total_cost / 2, "run's prices, batch: half"
+        return None, None  # a batch price the run's prices do not give
+    cost = listed_cost(model, usage, when, batch)
+    if cost is None:
+        return None, None
+    return cost, f"{PRICE_LIST} {version(PRICE_LIST)} ({PRICE_LIST_DATE})" + (", batch" if batch else "")
+
 
 def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
     """One row per log and model that made calls. ``cache_hit_rate`` = cache reads / all input tokens (full-rate
-    input + cache writes + cache reads); ``cost`` is inspect's, None when no price is known."""
+    input + cache writes + cache reads); ``cost`` as the module says, None when no price is known; ``cost_source``
+    where its prices came from; ``batch`` whether the run went through a batch API."""
     rows = []
     for path in logs:
         header = read_log(path, header_only=True)
         roles = {role_model(v): k for k, v in (header.eval.model_roles or {}).items()}
+        batch = batched(header)
+        started = _started(header)
         for model, usage in (header.stats.model_usage or {}).items():
             written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
             all_input = usage.input_tokens + written + read
+            cost, source = _cost(model, usage, started, batch)
             rows.append(
                 {
                     "log": str(path),
@@ -36,10 +124,21 @@ def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
                     "output_tokens": usage.output_tokens,
                     "reasoning_tokens": usage.reasoning_tokens,
                     "cache_hit_rate": read / all_input if all_input else None,
-                    "cost": usage.total_cost,
+                    "batch": batch,
+                    "cost": cost,
+                    "cost_source": source,
                 }
             )
     return rows
+
+
+def _started(header: Any) -> datetime | None:
+    """When the run started (the prices in force then apply), from the log's header."""
+    stamp = header.stats.started_at or header.eval.created
+    try:
+        return datetime.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
 
 
 def print_usage(console: Console, logs: Sequence[str | Path]) -> None:
@@ -49,7 +148,8 @@ def print_usage(console: Console, logs: Sequence[str | Path]) -> None:
         return
     table = Table(
         title="Tokens and cost per run (inspect's usage record; cache hit = cache reads / all input tokens; "
-        "cost from inspect's model prices or --model-cost-config, '-' when unknown)",
+        f"cost from the run's prices (--model-cost-config) or else {PRICE_LIST} {version(PRICE_LIST)} "
+        f"({PRICE_LIST_DATE}) at the run's date, batch runs at batch prices; '-' when unknown)",
         title_justify="left",
     )
     for col in (
@@ -62,6 +162,7 @@ def print_usage(console: Console, logs: Sequence[str | Path]) -> None:
         "reasoning",
         "cache hit",
         "cost $",
+        "prices",
     ):
         table.add_column(col)
 
@@ -79,5 +180,6 @@ def print_usage(console: Console, logs: Sequence[str | Path]) -> None:
             count(r["reasoning_tokens"]),
             "-" if r["cache_hit_rate"] is None else f"{100 * r['cache_hit_rate']:.1f}%",
             "-" if r["cost"] is None else f"{r['cost']:.4f}",
+            r["cost_source"] or ("batch price unknown" if r["batch"] else "-"),
         )
     console.print(table)
