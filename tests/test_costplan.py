@@ -50,8 +50,31 @@ def test_paper_sized_plan_caches_to_under_a_fifth(tmp_path: Path) -> None:
     assert claude["tokens"]["items"] == 1462 and 100e6 < claude["tokens"]["prompt"] < 106e6
     # each of the 94 episodes written once, read by its other ~14.6 items: (1.25 + 0.1 x 14.55) / 15.55 ~ 0.174
     assert 0.15 < claude["dollars"]["cached_ratio"] <= 0.2
-    assert claude["cache"] == "marked" and gpt["cache"] == "automatic" and gpt["dollars"] is None
+    assert claude["cache"] == "marked" and gpt["cache"] == "automatic"
     assert "o200k_base" in gpt["tokenizer"] and "approximation" in claude["tokenizer"]
+    # the price file's model at its prices; the other at the price list's (gpt-4o: $2.50 / M input)
+    assert claude["prices"] == "--model-cost-config" and gpt["prices"].startswith("genai-prices 0.2.3 (2026-11)")
+    assert gpt["dollars"]["input_no_cache"] == pytest.approx(gpt["tokens"]["prompt"] * 2.5 / 1e6)
+
+
+def test_the_output_bound_follows_the_runs_reasoning_settings() -> None:
+    """Issue 39: the plan budgeted 16,000 reasoning tokens per item for Claude Sonnet 4.5 without thinking (whose
+    run sends the call's own 32 tokens); a model that always reasons (GPT-5) keeps its reasoning room, and Claude
+    gets it when the run declares reasoning (-T reasoning=true, as `socialbench run --reasoning`)."""
+    base = [*CLI, "plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5,openai/gpt-5,vllm/Qwen/Qwen3-8B"]
+    plain = subprocess.run([*base, "--json"], capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr
+    claude, gpt5, local = json.loads(plain.stdout)["plan"]
+    items = claude["tokens"]["items"]
+    assert claude["tokens"]["output_budget"] == 32 * items and gpt5["tokens"]["output_budget"] == 16_000 * items
+    assert local["dollars"] is None and local["prices"] is None  # a local server has no list price
+    thinking = subprocess.run([*base, "-T", "reasoning=true", "--json"], capture_output=True, text=True)
+    assert thinking.returncode == 0, thinking.stderr
+    assert json.loads(thinking.stdout)["plan"][0]["tokens"]["output_budget"] == 16_000 * items
+    table = subprocess.run(base, capture_output=True, text=True)
+    assert "prices from genai-prices 0.2.3 (2026-11)" in table.stdout and "no price known" in table.stdout
+    bad = subprocess.run([*base, "-T", "reasoning=maybe"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "-T reasoning='maybe'" in bad.stderr
 
 
 def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ModelCost, get_model
+from inspect_ai.model import ModelCost, ModelUsage, get_model
 
 from conftest import recording_server
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
@@ -129,6 +129,14 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
     write_eval_log(log, str(batched))
     (row,) = usage_rows([str(batched)])
     assert row["cost"] is None and row["cost_source"] is None
+    # Claude Sonnet 4.5: a cache write costs $3.75 / M (five minutes) or $6 / M under `run --cache-ttl 1h`
+    log.plan.config.batch = None
+    log.stats.model_usage = {"anthropic/claude-sonnet-4-5": ModelUsage(input_tokens_cache_write=1000)}
+    for ttl, rate in ((None, 3.75), ("1h", 6.0)):
+        log.eval.model_args = {"cache_ttl": ttl} if ttl else {}
+        write_eval_log(log, str(batched))
+        (row,) = usage_rows([str(batched)])
+        assert row["cost"] == pytest.approx(1000 * rate / 1e6), ttl
 
 
 def test_run_options_reach_inspect(tmp_path: Path) -> None:

@@ -92,7 +92,11 @@ def reasons(model: Model | str, declared: bool = False) -> bool:
     if declared:
         return True
     info = _info(model)
-    return bool(getattr(info, "reasoning", None)) or asks_for_reasoning(effective_config(model))
+    name = model if isinstance(model, str) else model.name
+    # Claude thinks only when the request asks for it (Anthropic's extended thinking is opt-in): inspect's model data
+    # says such a model *can* reason, and that alone gives it no reasoning budget
+    can = bool(getattr(info, "reasoning", None)) and "claude" not in name.lower()
+    return can or asks_for_reasoning(effective_config(model))
 
 
 @dataclass(frozen=True)

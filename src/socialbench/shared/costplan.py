@@ -1,6 +1,7 @@
 """A cost plan before a run: prompt tokens per setting and model, the cache writes and reads the schedule of
 `shared.caching` leads to, the output budget, and dollars with and without caching and batch mode when prices
-are given (inspect's ``ModelCost`` format, the file ``--model-cost-config`` takes).
+are known: given (inspect's ``ModelCost`` format, the file ``--model-cost-config`` takes), or else the price list's
+(`shared.ledger.listed_prices`, at today's rates).
 
 The arithmetic, per prefix group (items sharing a byte-identical prompt prefix, e.g. an episode's items):
 - the first item writes the shared part to the cache; every other item reads it (the scheduler sends them after
@@ -161,6 +162,8 @@ class PlanRow:
     cache: CacheKind
     tokens: Tokens
     dollars: Dollars | None
+    prices: str | None = None
+    """Where the prices came from: ``--model-cost-config`` or the price list (`shared.ledger.list_label`)."""
 
     def as_dict(self) -> dict[str, Any]:
         row: dict[str, Any] = {k: v for k, v in asdict(self).items() if k not in ("tokens", "dollars")}
@@ -203,4 +206,8 @@ def print_plan(console: Console, rows: Sequence[PlanRow], title: str) -> None:
     console.print(table)
     for r in {r.model: r for r in rows}.values():
         cache = {"marked": "cached blocks marked by socialbench", "automatic": "automatic prefix cache"}
-        console.print(f"{r.model}: tokens counted with {r.tokenizer}; {cache.get(r.cache, 'no prompt cache planned')}")
+        source = f"; prices from {r.prices}" if r.prices else "; no price known (give --model-cost-config)"
+        console.print(
+            f"{r.model}: tokens counted with {r.tokenizer}; {cache.get(r.cache, 'no prompt cache planned')}{source}",
+            markup=False,
+        )

@@ -5,6 +5,7 @@ each model role), and its cost:
 - from the run's own prices when inspect recorded a cost (``--model-cost-config``, or inspect's model data);
 - else from a maintained price list, genai-prices (Pydantic's; input, cache-write, cache-read, output and batch prices
   per provider and date), at the prices in force on the day the run started;
+- cache writes of a ``--cache-ttl 1h`` run at the list's one-hour rate (2x input on Anthropic, not 1.25x);
 - a run sent through a batch API (``--batch``) is billed at the batch price: the price list's batch rates, or half of
   the run's own prices for the providers whose batch APIs bill half (OpenAI, Anthropic, Google);
 - otherwise unknown (a local server, a model the list does not know): ``None``, never a guess.
@@ -18,6 +19,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.model import ModelCost
 from rich.console import Console
 
 from .benchmark import read_log, role_model
@@ -55,21 +57,55 @@ def batched(header: Any) -> bool:
     return any(getattr(c, "batch", None) not in (None, False, 0) for c in configs)
 
 
-def listed_cost(model: str, usage: Any, when: datetime | None, batch: bool) -> float | None:
+def listed_cost(model: str, usage: Any, when: datetime | None, batch: bool, hour: bool = False) -> float | None:
     """The price list's cost of ``usage`` (inspect's `ModelUsage`) for an inspect model name, at the prices of
-    ``when``, at batch rates if ``batch``; None when the list does not know the provider or the model."""
+    ``when``, at batch rates if ``batch``, cache writes at the one-hour rate if ``hour`` (``--cache-ttl 1h``); None
+    when the list does not know the provider or the model."""
+    written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
+    # the list counts input tokens including the cached ones; inspect's input_tokens excludes them
+    all_input = usage.input_tokens + written + read
+    return _list_price(model, when, batch, all_input, written, read, usage.output_tokens, hour)
+
+
+def listed_prices(model: str, when: datetime | None = None) -> ModelCost | None:
+    """The price list's rates for an inspect model name as inspect's `ModelCost` ($ per million tokens), for a plan
+    before a run; None when the list does not know it. Read at 1,000 tokens per part: the base tier of models whose
+    long prompts cost more."""
+    parts = {
+        "input": (1000, 0, 0, 0),
+        "input_cache_write": (1000, 1000, 0, 0),
+        "input_cache_read": (1000, 0, 1000, 0),
+        "output": (0, 0, 0, 1000),
+    }
+    rates = {k: _list_price(model, when, False, *tokens) for k, tokens in parts.items()}
+    if any(v is None for v in rates.values()):
+        return None
+    return ModelCost(**{k: float(v) * 1000 for k, v in rates.items() if v is not None})
+
+
+def list_label(batch: bool = False) -> str:
+    return f"{PRICE_LIST} {version(PRICE_LIST)} ({PRICE_LIST_DATE})" + (", batch" if batch else "")
+
+
+def _list_price(
+    model: str,
+    when: datetime | None,
+    batch: bool,
+    tokens_in: int,
+    written: int,
+    read: int,
+    tokens_out: int,
+    hour: bool = False,
+) -> float | None:
     from genai_prices import Usage, calc_price
 
     prefix, _, name = model.partition("/")
     provider = PROVIDERS.get(prefix)
     if provider is None or not name:
         return None
-    written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
-    tokens = Usage(  # the list counts input tokens including the cached ones; inspect's input_tokens excludes them
-        input_tokens=usage.input_tokens + written + read,
-        cache_write_tokens=written,
-        cache_read_tokens=read,
-        output_tokens=usage.output_tokens,
+    longer = {"cache_write_1h_tokens": written} if hour else {}
+    tokens = Usage(
+        input_tokens=tokens_in, cache_write_tokens=written, cache_read_tokens=read, output_tokens=tokens_out, **longer
     )
     try:
         price = calc_price(
@@ -79,12 +115,12 @@ def listed_cost(model: str, usage: Any, when: datetime | None, batch: bool) -> f
             genai_request_timestamp=when,
             price_context={"processing": "batch"} if batch else None,
         )
-    except LookupError:
+    except (LookupError, ValueError):  # a model it does not know; a usage its prices cannot split (no 1h rate)
         return None
     return float(price.total_price)
 
 
-def _cost(model: str, usage: Any, when: datetime | None, batch: bool) -> tuple[float | None, str | None]:
+def _cost(model: str, usage: Any, when: datetime | None, batch: bool, hour: bool) -> tuple[float | None, str | None]:
     """(cost, where its prices came from)."""
     if usage.total_cost is not None:
         if not batch:
@@ -92,10 +128,10 @@ def _cost(model: str, usage: Any, when: datetime | None, batch: bool) -> tuple[f
         if model.partition("/")[0] in HALF_PRICE_BATCH:
             return usage.total_cost / 2, "run's prices, batch: half"
         return None, None  # a batch price the run's prices do not give
-    cost = listed_cost(model, usage, when, batch)
+    cost = listed_cost(model, usage, when, batch, hour)
     if cost is None:
         return None, None
-    return cost, f"{PRICE_LIST} {version(PRICE_LIST)} ({PRICE_LIST_DATE})" + (", batch" if batch else "")
+    return cost, list_label(batch)
 
 
 def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -108,10 +144,11 @@ def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
         roles = {role_model(v): k for k, v in (header.eval.model_roles or {}).items()}
         batch = batched(header)
         started = _started(header)
+        hour = (header.eval.model_args or {}).get("cache_ttl") == "1h"  # `run --cache-ttl 1h` (Anthropic)
         for model, usage in (header.stats.model_usage or {}).items():
             written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
             all_input = usage.input_tokens + written + read
-            cost, source = _cost(model, usage, started, batch)
+            cost, source = _cost(model, usage, started, batch, hour and model.startswith("anthropic/"))
             rows.append(
                 {
                     "log": str(path),

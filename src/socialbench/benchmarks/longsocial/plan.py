@@ -27,6 +27,7 @@ from ...conversations.render import render_thread
 from ...conversations.tokens import count_tokens
 from ...shared.budgets import call_budget, checked_budget
 from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for
+from ...shared.ledger import list_label, listed_prices
 from .items import Item
 from .task import load_pack
 from .workflows import WORKFLOWS, Question, Workflow, get_workflow
@@ -98,9 +99,12 @@ def plan(
     paper: bool = False,
 ) -> tuple[str, list[PlanRow]]:
     """Plan rows per model and setting (``-T workflow=full,cot``: several settings), and the plan's title."""
-    unknown = sorted(set(task_args) - {"items", "episodes", "workflow", "max_tokens"})
+    unknown = sorted(set(task_args) - {"items", "episodes", "workflow", "max_tokens", "reasoning"})
     if unknown:
-        raise ValueError(f"plan takes -T items, episodes, workflow and max_tokens; not {', '.join(unknown)}")
+        raise ValueError(f"plan takes -T items, episodes, workflow, max_tokens and reasoning; not {', '.join(unknown)}")
+    declared = str(task_args.get("reasoning", "false")).lower()
+    if declared not in ("true", "false"):
+        raise ValueError(f"-T reasoning={task_args['reasoning']!r}: true or false")
     names = [n.strip() for n in str(task_args.get("workflow", "full")).split(",") if n.strip()]
     workflows = [get_workflow(n) for n in names]
     if refused := [w.name for w in workflows if not plannable(w)]:
@@ -122,11 +126,15 @@ def plan(
             if paper:
                 groups = paper_groups(overhead, part)
                 counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
-            output = call_budget(model, workflow.max_tokens, given).tokens
+            output = call_budget(model, workflow.max_tokens, given, declared == "true").tokens
             tokens = planned_tokens(groups, cache_kind(model), output)
-            price = (prices or {}).get(model)
+            price, source = (prices or {}).get(model), "--model-cost-config"
+            if price is None and (price := listed_prices(model)) is not None:
+                source = list_label()
             cost = dollars(tokens, price) if price else None
-            rows.append(PlanRow(model, workflow.name, counted, cache_kind(model), tokens, cost))
+            rows.append(
+                PlanRow(model, workflow.name, counted, cache_kind(model), tokens, cost, source if cost else None)
+            )
     title = (
         f"Cost plan: a paper-sized grid (synthetic, Table 6: 94 episodes, {PAPER_ITEMS:,} items)"
         if paper
