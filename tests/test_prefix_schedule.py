@@ -5,6 +5,8 @@ different episodes run side by side. With one connection nothing is held back an
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai import eval
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.model._generate_config import set_active_generate_config
 
@@ -154,3 +157,32 @@ def test_the_plan_counts_the_tokens_the_server_received(server: Any, tmp_path: P
     assert row.tokens.cache_write == sum(count_tokens(s, "o200k_base") for s in shared)
     own = sum(count_tokens(p[p.rfind("Question: ") :], "o200k_base") for p in prompts)
     assert row.tokens.uncached == own and row.tokens.cache_read == row.tokens.prompt - own - row.tokens.cache_write
+
+
+def test_socialbench_run_builds_each_task_with_its_model_active(tmp_path: Path) -> None:
+    """Issue 39: `socialbench run` built its tasks before inspect made the model active, so every task saw one
+    connection and every log said "episode order" under any --max-connections (LongSocialBench and PerSo alike: both
+    read the window when the task is built)."""
+    from types import SimpleNamespace
+
+    from socialbench.cli import _tasks_per_model
+    from socialbench.shared.caching import active_connections
+
+    def seen(**_: Any) -> Any:
+        return SimpleNamespace(window=active_connections(), model=None)
+
+    built = _tasks_per_model(seen, [{}], ["mockllm/model"], None, {}, {"max_connections": 4, "display": "none"})
+    assert [(t.window, str(t.model)) for t in built] == [(4, "mockllm/model")]
+    cli = [sys.executable, "-m", "socialbench.cli", "run", "longsocial", "--model", "mockllm/model", "--limit", "8"]
+    for connections, schedule in ((4, "episodes' first items a window ahead"), (1, "episode order")):
+        logs = tmp_path / str(connections)
+        done = subprocess.run(
+            [*cli, "--max-connections", str(connections), "--log-dir", str(logs), "--display", "none"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        (path,) = logs.glob("*.eval")
+        header = read_eval_log(str(path), header_only=True)
+        assert header.eval.metadata["schedule"] == schedule and header.eval.model == "mockllm/model"

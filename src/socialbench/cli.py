@@ -516,15 +516,12 @@ def run(
         if any(pair.partition("=")[0].strip() == "reasoning" for pair in task_args):
             raise click.BadParameter("given twice: --reasoning and -T reasoning", param_hint="--reasoning")
         task_args = (*task_args, "reasoning=true")
-    tasks = [fn(**args) for args in grid_arguments(fn, task_args)]
+    grid = grid_arguments(fn, task_args)
     models = [m.strip() for m in model.split(",") if m.strip()]
     options: dict[str, Any] = {
-        "model": models,
-        "model_args": _model_args(model_args),
         "model_roles": _roles(model_roles),
         "limit": limit,
         "log_dir": log_dir,
-        "model_base_url": model_base_url,
         "max_connections": max_connections,
         # inspect's own default retries a refused connection for up to 30 minutes; a dead endpoint should stop
         # the run with its error in minutes (or seconds, with --max-retries 0 --timeout 10)
@@ -532,6 +529,7 @@ def run(
         "timeout": timeout,
         "display": ("rich" if err.is_terminal else "plain") if display == "auto" else display,
     }
+    arguments = _model_args(model_args)
     if reasoning_effort:
         options["reasoning_effort"] = reasoning_effort
     if batch is not None:
@@ -551,7 +549,8 @@ def run(
             raise click.BadParameter(
                 f"applies to anthropic/ models only, not {', '.join(others)}", param_hint="--cache-ttl"
             )
-        options["model_args"] = {**options["model_args"], "cache_ttl": cache_ttl}
+        arguments = {**arguments, "cache_ttl": cache_ttl}
+    tasks = _tasks_per_model(fn, grid, models, model_base_url, arguments, options)
     # logs come back without their samples: a grid's finished logs are not all held in memory (the summary of a
     # single run and the report of a grid read what they need from the files)
     if resume:
@@ -791,6 +790,37 @@ def study_create(
         design = spec.build(**args)
         record = studies.create(design, folder, annotators.split(","), overlap, seed, benchmark=bench_name)
     _print_logins(record, folder)
+
+
+def _tasks_per_model(
+    fn: Any,
+    grid: list[dict[str, Any]],
+    models: list[str],
+    base_url: str | None,
+    model_args: dict[str, Any],
+    options: dict[str, Any],
+) -> list[Any]:
+    """Each task of the grid built once per model, with that model active, as `inspect eval` builds tasks: a task
+    reads the connections of the model it is built for (the cache schedule's window, `shared.caching`), so a task
+    built before any model is active would see one connection and keep episode order under any --max-connections.
+    Each task carries its model (inspect then runs it on that model only)."""
+    from inspect_ai.model import GenerateConfig, get_model
+
+    # inspect's own task resolution (eval_resolve_tasks) calls this before it calls a task function; there is no
+    # public way to build a task for a model outside an eval
+    from inspect_ai.model._model import init_active_model
+
+    fields = set(GenerateConfig.model_fields)
+    config = GenerateConfig(**{k: v for k, v in options.items() if k in fields and v is not None})
+    tasks = []
+    for name in models:
+        model = get_model(name, base_url=base_url, config=config, **model_args)
+        init_active_model(model, config)
+        for args in grid:
+            task = fn(**args)
+            task.model = model
+            tasks.append(task)
+    return tasks
 
 
 def _print_logins(record: dict[str, Any], folder: str) -> None:
