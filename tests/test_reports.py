@@ -363,7 +363,11 @@ def test_pdf_figures_fit_a_page_width_and_no_text_runs_off(reports: dict[str, Pa
     assert checked >= 10
 
 
-LATEX_DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
+LATEX_DOCUMENT = (
+    "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n"
+    "%s\n\\end{document}\n"
+)
+"""A two-column paper (10 pt article: 229.5 pt columns, 469 pt text): the page our users' tables go into."""
 
 
 def test_every_latex_table_compiles_with_pdflatex(reports: dict[str, Path], tmp_path: Path) -> None:
@@ -377,7 +381,8 @@ def test_every_latex_table_compiles_with_pdflatex(reports: dict[str, Path], tmp_
         body = tex.read_text()
         assert "False" not in body and "True" not in body, tex.name
         source = tmp_path / f"{tex.parent.parent.name}-{tex.stem}.tex"
-        source.write_text(LATEX_DOCUMENT % body)
+        measured = body.replace(r"\ifdim\wd0>", r"\typeout{WIDTH \the\wd0\space LINE \the\linewidth}\ifdim\wd0>")
+        source.write_text(LATEX_DOCUMENT % measured)
         done = subprocess.run(
             ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", source.name],
             cwd=tmp_path,
@@ -387,6 +392,14 @@ def test_every_latex_table_compiles_with_pdflatex(reports: dict[str, Path], tmp_
         )
         assert done.returncode == 0, (tex.name, done.stdout[-1500:])
         assert "Unicode character" not in done.stdout, tex.name
+        # issue 38: it fits its column (or both, as table*) without an overfull line, and is not shrunk below 70%
+        # (10 pt text no smaller than 7 pt)
+        assert "Overfull \\hbox" not in done.stdout, (tex.name, done.stdout[-1500:])
+        width, line = map(float, re.search(r"WIDTH ([\d.]+)pt ?LINE ([\d.]+)pt", done.stdout).groups())  # type: ignore[union-attr]
+        assert line / width >= 0.7, (tex.name, width, line)
+        caption = re.search(r"\\caption\{(.*)\}", body)
+        assert caption and not re.match(r"(Table|Fig)", caption.group(1)), tex.name  # no "Table 1: Table 13"
+        assert "U+00A7" not in body, tex.name  # § is \S
         # numbers right-aligned: the column spec has an r for each number column
         spec = re.search(r"\\begin\{tabular\}\{([lr]+)\}", body)
         assert spec and "r" in spec.group(1), (tex.name, body[:300])
@@ -401,7 +414,11 @@ def test_latex_symbols_and_alignment(tmp_path: Path) -> None:
     )  # fmt: skip
     tex = latex_table(table)
     assert r"$\Delta$" in tex and r"$\rho$" in tex and r"$\geq$" in tex and "yes" in tex and "no" in tex
-    assert "{lrrl}" in tex and "-1.2 [-3.5, 1.0]" in tex and "0.1 " in tex
+    assert "{lrrl}" in tex and "0.1 " in tex
+    # a real minus; the interval on a second, smaller line under its mean (the means line up on the decimal)
+    assert r"$-$1.2\\{\scriptsize [$-$3.5, 1.0]}" in tex
+    paper = Table("t13", "Table 13: accuracy per family, § 4.2", ["a"], [["x"]])
+    assert r"\caption{accuracy per family, \S{} 4.2 (paper Table 13)}" in latex_table(paper)
 
 
 def test_csv_keeps_full_precision_and_estimates_as_four_columns(tmp_path: Path) -> None:

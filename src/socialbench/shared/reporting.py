@@ -2,7 +2,8 @@
 
 A benchmark builds a `Document` from its logs (sections of `Table`s and `Figure`s, plus what produced it); this
 module writes it. The HTML embeds every figure as inline SVG and its CSS in a <style> element: no network, no
-script, opens in any browser. Tables are written through pandas (CSV, and ``Styler.to_latex`` for booktabs).
+script, opens in any browser. Tables are written as CSV and as booktabs LaTeX that fits a two-column paper
+(`latex_table`).
 """
 
 from __future__ import annotations
@@ -359,6 +360,15 @@ LATEX_SYMBOLS = {
     "”": "''",
     "…": r"\ldots{}",
     "\u00a0": "~",
+    "§": r"\S{}",
+    "−": "$-$",
+    "≈": r"$\approx$",
+    "≠": r"$\neq$",
+    "∞": r"$\infty$",
+    "°": r"\ensuremath{^\circ}",
+    "•": r"\textbullet{}",
+    "✓": "yes",
+    "✗": "no",
 }
 """Characters pdflatex does not set from UTF-8 input by itself, as the commands it knows (math mode where the
 symbol is a math symbol). Any other non-ASCII character is written as its code point (``U+4E2D``), so that a table
@@ -384,25 +394,99 @@ def latex_text(text: str) -> str:
     return "".join(out)
 
 
-def latex_table(table: Table) -> str:
-    """A booktabs table (``\\usepackage{booktabs}`` is its one requirement) that pdflatex compiles as written:
-    text columns left-aligned, number columns right-aligned, every number rounded to the table's decimals."""
-    import pandas as pd
+_PAPER_REF = re.compile(r"^((?:Table|Tables|Fig\.|Figure|Figs\.)\s+[\w.]+(?:\s*[-–/]\s*[\w.]+)?)\s*[:.]\s+(.+)$", re.S)
+_MINUS = re.compile(r"(?<![\w.])-(?=\d)")
+_COLUMN_WIDTH_PT = 229
+r"""\columnwidth of a two-column article (10 pt: 229.5 pt): a table whose estimated width is more goes to ``table*``."""
 
+
+def latex_caption(title: str, note: str = "") -> str:
+    """A caption LaTeX numbers itself: the paper's own table or figure number, when the title starts with it, moves
+    to the end ("Table 13: accuracy per family" -> "accuracy per family (paper Table 13)"), so a paper does not
+    print "Table 1: Table 13: ..."."""
+    found = _PAPER_REF.match(title)
+    text = f"{found.group(2)} (paper {found.group(1)})" if found else title
+    return text + (f". {note}" if note else "")
+
+
+def _lines(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word stays whole)."""
+    out: list[str] = []
+    for word in text.split(" "):
+        if out and len(out[-1]) + 1 + len(word) <= width:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out or [""]
+
+
+def _stack(lines: Sequence[str], align: str, where: str = "t") -> str:
+    """Lines set one above the other in a cell (a nested tabular: no package needed)."""
+    if len(lines) == 1:
+        return lines[0]
+    return rf"\begin{{tabular}}[{where}]{{@{{}}{align}@{{}}}}" + r"\\".join(lines) + r"\end{tabular}"
+
+
+def latex_table(table: Table) -> str:
+    """A booktabs table that pdflatex compiles as written (``booktabs`` and ``graphicx``, both in every TeX
+    distribution) and that fits the column of a two-column paper: text columns left-aligned and wrapped, number
+    columns right-aligned with every number rounded to the table's decimals, so the means line up on the decimal
+    point, with an interval on a second, smaller line under its mean; real minus signs; headers wrapped; a table
+    wider than one column set across both (``table*``), and scaled down to the line only where it is still wider.
+    Each cell is typeset from the same text as the HTML table."""
     numeric = [table.numeric(i) for i in range(len(table.columns))]
-    frame = pd.DataFrame(
-        [[latex_text(table.cell(v)) for v in row] for row in table.rows],
-        columns=[latex_text(c) for c in table.columns],
+    header_lines = [_lines(c, 8 if n else 16) for c, n in zip(table.columns, numeric, strict=True)]
+    body: list[list[list[str]]] = []
+    for row in table.rows:
+        cells = []
+        for value, number in zip(row, numeric, strict=True):
+            text = table.cell(value)
+            if number and " [" in text:  # "4.63 [4.10, 5.00] n=12": the mean, then its interval below
+                mean, _, rest = text.partition(" [")
+                cells.append([mean, "[" + rest])
+            else:
+                cells.append(_lines(text, 10**6 if number else 24))
+        body.append(cells)
+    widths = [
+        max([len(line) for line in header_lines[i]] + [len(line) for row in body for line in row[i]])
+        for i in range(len(table.columns))
+    ]
+    wide = sum(w * 5 + 8 for w in widths) > _COLUMN_WIDTH_PT  # ~5 pt per character at 10 pt, 8 pt of column sep
+
+    def tex(line: str, number: bool) -> str:
+        out = latex_text(line)
+        return _MINUS.sub("$-$", out) if number else out
+
+    def cell(lines: list[str], number: bool) -> str:
+        if number and len(lines) == 2 and lines[1].startswith("["):  # the interval, smaller
+            return _stack([tex(lines[0], True), r"{\scriptsize " + tex(lines[1], True) + "}"], "r")
+        return _stack([tex(line, number) for line in lines], "r" if number else "l")
+
+    spec = "".join("r" if n else "l" for n in numeric)
+    head = " & ".join(
+        _stack([latex_text(line) for line in lines], "r" if n else "l", "b")
+        for lines, n in zip(header_lines, numeric, strict=True)
     )
-    styler = frame.style.hide(axis="index")
-    return str(
-        styler.to_latex(
-            column_format="".join("r" if n else "l" for n in numeric),
-            hrules=True,
-            caption=latex_text(table.title + (f". {table.note}" if table.note else "")),
-            label=f"tab:{_slug(table.name)}",
-            position_float="centering",
-        )
+    rows = [" & ".join(cell(c, n) for c, n in zip(row, numeric, strict=True)) + r" \\" for row in body]
+    environment = "table*" if wide else "table"
+    return "\n".join(
+        [
+            rf"\begin{{{environment}}}[tbp]",
+            r"\centering",
+            rf"\caption{{{latex_text(latex_caption(table.title, table.note))}}}",
+            rf"\label{{tab:{_slug(table.name)}}}",
+            r"\setbox0=\hbox{\setlength{\tabcolsep}{4pt}%",
+            rf"\begin{{tabular}}{{{spec}}}",
+            r"\toprule",
+            head + r" \\",
+            r"\midrule",
+            *rows,
+            r"\bottomrule",
+            r"\end{tabular}}%",
+            r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\box0}\else\box0\fi",
+            rf"\end{{{environment}}}",
+            "",
+        ]
     )
 
 
