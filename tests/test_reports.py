@@ -282,6 +282,38 @@ def check_figure(fig: Any, name: str) -> None:
             overlap_w = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
             overlap_h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
             assert overlap_w <= 1 or overlap_h <= 1, (name, "overlapping labels", a, b)
+    # issue 38: the plot keeps its room whatever the legend holds, and no two series look alike
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        share = ax.get_window_extent(renderer).height / frame.height
+        assert share >= PLOT_SHARE, (name, "plot area squeezed to", round(share, 2))
+    looks = [_look(h) for legend in fig.legends for h in legend.legend_handles]
+    assert len(looks) == len(set(looks)), (name, "two series share a style")
+
+
+PLOT_SHARE = 0.3
+"""The smallest share of a figure's height its plot may have."""
+
+
+def _look(handle: Any) -> tuple[Any, ...]:
+    """What tells a legend entry apart: colours, fill pattern, marker, line style."""
+    from matplotlib.colors import to_hex
+
+    def colour(value: Any) -> str:
+        try:
+            return to_hex(value, keep_alpha=True)
+        except ValueError:
+            return str(value)
+
+    parts: list[Any] = [type(handle).__name__]
+    for getter in ("get_facecolor", "get_edgecolor", "get_color", "get_markerfacecolor", "get_markeredgecolor"):
+        if hasattr(handle, getter):
+            parts.append(colour(getattr(handle, getter)()))
+    for getter in ("get_hatch", "get_marker", "get_linestyle", "get_fill"):
+        if hasattr(handle, getter):
+            parts.append(str(getattr(handle, getter)()))
+    return tuple(parts)
 
 
 def legend_labels(fig: Any) -> list[str]:
@@ -489,3 +521,39 @@ def test_an_accuracy_interval_is_an_interval_at_small_n_and_at_100_percent() -> 
         assert (low, high) == pytest.approx(wilson(k, n), abs=1e-9), (k, n)
     assert proportion_ci([1.0, 1.0, 1.0, 1.0])[0] == pytest.approx(0.5101, abs=1e-4)  # 4 of 4: [51.0, 100.0]
     assert proportion_ci([1.0, 0.5, 0.0, 1.0]) == bootstrap_ci([1.0, 0.5, 0.0, 1.0])  # half credit: the bootstrap
+
+
+@pytest.mark.parametrize("count", [1, 4, 15, 24])
+def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(count: int) -> None:
+    """Issue 38: a 14-entry legend took the height and left a ~30 px plot, and colours repeated after 10 series
+    ("alpha · full" and "beta · gold-scope" both blue). A grid of many series: every figure kind keeps its plot
+    area, and no two legend entries look alike."""
+    from socialbench.shared.figures import Estimate, bars, scatter, stacked_shares
+
+    names = [f"model-{i // 5} · setting-{i % 5} with a long label" for i in range(count)]
+    groups = ["C1", "C2", "C3"]
+    series = {n: [Estimate(0.5, 0.3, 0.7, 4), Estimate(None), Estimate(1.0, 0.4, 1.0, 1)] for n in names}
+    check_figure(bars("many series", groups, series, paper={"Paper": [0.5, None, 0.6]}), f"bars-{count}")
+    points = {n: [(float(i), 0.5)] for i, n in enumerate(names)}
+    check_figure(scatter("many series", points, "x", "y"), f"scatter-{count}")
+    shares = {n: [1 / count] * 3 for n in names}
+    check_figure(stacked_shares("many shares", groups, shares), f"shares-{count}")
+
+
+def test_zero_bars_are_drawn_accuracy_ticks_stop_at_100_and_one_digit_counts_stay_upright() -> None:
+    """Issue 38: a run whose every answer was invalid drew nothing but "n=12"; accuracy axes ticked to 120%; a vertical
+    "8" read as "∞"."""
+    from matplotlib.lines import Line2D
+
+    from socialbench.shared.figures import PALETTE, Estimate, bars
+
+    zero = bars("all invalid", ["behavioral"], {"model": [Estimate(0.0, 0.0, 0.3, 12)]})
+    (ax,) = zero.axes
+    drawn = [line for line in ax.get_lines() if isinstance(line, Line2D) and list(line.get_ydata()) == [0, 0]]
+    assert drawn and drawn[0].get_color() == PALETTE[0] and drawn[0].get_linewidth() > 2
+    full = bars("all right", ["a", "b"], {"m": [Estimate(1.0, 0.6, 1.0, 8), Estimate(1.0, 0.6, 1.0, 8)]})
+    assert max(full.axes[0].get_yticks()) == 100 and full.axes[0].get_ylim()[1] > 100
+    many = {f"s{i}": [Estimate(0.5, 0.2, 0.8, 8)] * 6 for i in range(5)}
+    narrow = bars("narrow bars", [f"g{i}" for i in range(6)], many)
+    counts = [t for t in narrow.axes[0].texts if t.get_text() == "8"]
+    assert counts and all(t.get_rotation() == 0 for t in counts)

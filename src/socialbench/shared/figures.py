@@ -37,6 +37,27 @@ MIN_FONT = 7.0
 """points: the smallest text in any figure"""
 PAPER_MARKERS = "DsP^vX*ph<>o"
 """the papers' series: hollow markers, one shape each"""
+PALETTE = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
+"""Paul Tol's "muted" scheme: nine colours told apart under the common colour-vision deficiencies (and in grey)."""
+HATCHES = ("", "...", "xxx", "---", "+++", "ooo", "|||")
+"""Fill patterns that, with the palette, tell bar series apart past nine (never ``////``: that marks n/a)."""
+MARKERS = "osD^vPX*h"
+"""Point shapes that, with the palette, tell point series apart past nine."""
+LEGEND_ROW = 0.17
+"""inches: the height of one legend row at `MIN_FONT`."""
+
+
+def series_style(i: int) -> dict[str, str]:
+    """The look of series ``i``: a palette colour, and past nine series a fill pattern and a marker of its own, so
+    that no two of up to 63 series look alike (the i-th colour cycles fastest; pattern and marker change with each
+    round of the palette)."""
+    rounds = i // len(PALETTE)
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "hatch": HATCHES[rounds % len(HATCHES)],
+        "marker": MARKERS[(i + rounds) % len(MARKERS)],
+    }
+
 
 plt.rcParams.update(
     {
@@ -149,6 +170,11 @@ def _legend(fig: Figure, handles: list[Any], width: float) -> None:
         for h in handles:
             h.set_label(_wrap(h.get_label(), room - marker, MIN_FONT))
     fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False)
+    # the legend's rows are added to the figure's height, never taken from the plot (a 14-entry legend in one
+    # column once left a 30 px plot)
+    lines = sum(1 + h.get_label().count("\n") for h in handles[::columns])
+    w, h = fig.get_size_inches()
+    fig.set_size_inches(w, min(9.0, h + lines * LEGEND_ROW))
 
 
 def _label_references(ax: Any, references: Mapping[str, float], scale: float, x_label: float) -> None:
@@ -222,15 +248,21 @@ def bars(
     estimates: list[tuple[float, Estimate]] = []
     for i, (name, values) in enumerate(ours):
         offset = x - 0.4 + slot * (i + 0.5)
-        color = f"C{i % 10}"
-        handles.append(Patch(facecolor=color, edgecolor=color, label=name))
+        look = series_style(i)
+        color = look["color"]
+        handles.append(Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=name))
         for j, est in enumerate(values[: len(groups)]):
             if est.missing:
                 any_missing = True
                 estimates.append((offset[j], est))
                 continue
             value = float(est.value or 0.0) * scale
-            ax.bar(offset[j], value, slot * 0.92, color=color, zorder=2)
+            ax.bar(offset[j], value, slot * 0.92, color=color, hatch=look["hatch"], edgecolor="white", lw=0, zorder=2)
+            if value == 0:  # a bar of height 0 would draw nothing: a thick line in the series' colour at 0
+                half = slot * 0.46
+                ax.plot(
+                    [offset[j] - half, offset[j] + half], [0, 0], color=color, lw=2.5, solid_capstyle="butt", zorder=3
+                )
             values_seen.append(value)
             if est.low is not None and est.high is not None:
                 lo, hi = est.low * scale, est.high * scale
@@ -262,6 +294,8 @@ def bars(
         for value in (references or {}).values():
             ylim = (min(ylim[0], value * scale), max(ylim[1], value * scale * 1.05))
     ax.set_ylim(*ylim)
+    if scale == 100.0 and "%" in ylabel and ylim[1] > 100:  # headroom for the n labels, but no tick past 100%
+        ax.set_yticks([t for t in ax.get_yticks() if ylim[0] <= t <= 100 + 1e-9])
     right = len(groups) - 0.5 + (1.2 if references else 0.0) * max(1.0, len(groups) / 6)
     ax.set_xlim(-0.5, right)
     if bottom < 0:
@@ -282,8 +316,9 @@ def bars(
         y = max(float(est.value or 0.0) * scale, est.high * scale if est.high is not None else -math.inf) + lift
         if est.n and slot_pt >= 4 * MIN_FONT * 0.6:
             ax.text(at_x, y, f"{n_label}={est.n}", ha="center", va="bottom", fontsize=MIN_FONT)
-        elif est.n and slot_pt >= MIN_FONT + 1:
-            ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=90)
+        elif est.n and slot_pt >= MIN_FONT + 1:  # upright when one digit: a "8" on its side reads as "∞"
+            turn = 0 if est.n < 10 else 90
+            ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=turn)
     if slot_pt < 4 * MIN_FONT * 0.6 and any(e.n for _, e in estimates):
         counts = sorted({e.n for _, e in estimates if e.n})
         span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
@@ -329,7 +364,7 @@ def dots(
         if est.low is not None and est.high is not None:
             ax.plot([est.low * scale, est.high * scale], [y, y], color="black", lw=0.8)
             high = est.high * scale
-        ax.plot([value], [y], marker="o", color="C0", ms=5, ls="none")
+        ax.plot([value], [y], marker="o", color=PALETTE[0], ms=5, ls="none")
         if est.n:
             right = high + span * 0.02 < xlim[1] - span * 0.12
             low = est.low * scale if est.low is not None else value
@@ -408,17 +443,18 @@ def scatter(
     handles = []
     for i, (name, pts) in enumerate(points.items()):
         note = (annotations or {}).get(name, "")
+        look = series_style(i)
         handles.append(
-            Line2D([], [], ls="none", marker="os^vD"[i % 5], color=f"C{i % 10}", label=f"{name} {note}".strip())
+            Line2D([], [], ls="none", marker=look["marker"], color=look["color"], label=f"{name} {note}".strip())
         )
         if not pts:
             continue
         xs, ys = zip(*pts, strict=True)
-        ax.scatter(xs, [y * scale_y for y in ys], s=14, marker="os^vD"[i % 5], color=f"C{i % 10}")
+        ax.scatter(xs, [y * scale_y for y in ys], s=14, marker=look["marker"], color=look["color"])
         if fits and name in fits:
             slope, intercept = fits[name]
             ends = [min(xs), max(xs)]
-            ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=f"C{i % 10}", lw=1.0)
+            ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=look["color"], lw=1.0)
     if not any(points.values()):
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="dimgrey")
     ax.set_xlabel(xlabel)
@@ -442,8 +478,9 @@ def stacked_shares(title: str, groups: Sequence[str], shares: Mapping[str, Seque
     handles: list[Any] = []
     for i, col in enumerate(columns):
         values = np.array([(shares[col][j] or 0.0) * 100 if present[j] else 0.0 for j in range(len(groups))])
-        ax.bar(x, values, 0.6, bottom=bottom, color=f"C{i % 10}")
-        handles.append(Patch(color=f"C{i % 10}", label=col))
+        look = series_style(i)
+        ax.bar(x, values, 0.6, bottom=bottom, color=look["color"], hatch=look["hatch"], edgecolor="white", lw=0)
+        handles.append(Patch(facecolor=look["color"], hatch=look["hatch"], edgecolor="white", label=col))
         bottom += values
     for j, ok in enumerate(present):
         if not ok:

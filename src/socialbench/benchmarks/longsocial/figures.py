@@ -1,5 +1,6 @@
 """LongSocialBench's figures and tables for `socialbench report longsocial --html / --figures / --tables`: the
-setting x model heatmap (Fig. 4), method bands (Table 14 as a figure), accuracy by capability and by platform
+setting x model heatmap (Table 14 cells,
+diagnostic settings marked), method bands (Table 14 as a figure), accuracy by capability and by platform
 (Figs. 5-6), reasoning lifts (Table 17), episode length vs accuracy with Spearman's rho (Fig. 9) and evidence
 recall per retriever (Table 18)."""
 
@@ -56,11 +57,20 @@ def document(
     settings = list(dict.fromkeys(c["workflow"] for c in cells))
     sections: list[Section] = []
 
+    # diagnostic settings (probes, oracles) last and marked: Table 12 reports them apart from the method grid
+    diagnostic = {c["workflow"] for c in cells if c.get("diagnostic")}
+
+    def row(workflow: str) -> str:
+        return f"{workflow} (diag.)" if workflow in diagnostic else workflow
+
+    settings = [w for w in settings if w not in diagnostic] + [w for w in settings if w in diagnostic]
     grid_fig = heatmap(
-        "Accuracy by setting and model (Fig. 4)",
-        settings,
+        # the paper's Fig. 4 is the method-family band; this is the grid of Table 14's cells
+        "Accuracy by setting and model (Table 14 cells)"
+        + ("; diagnostic settings last, marked (diag.)" if diagnostic else ""),
+        [row(w) for w in settings],
         models,
-        {(c["workflow"], c["model"]): from_line(c, n="asked") for c in cells},
+        {(row(c["workflow"]), c["model"]): from_line(c, n="asked") for c in cells},
     )
     grid_table = Table(
         "longsocial-grid",

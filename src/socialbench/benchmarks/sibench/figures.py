@@ -136,7 +136,9 @@ def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Secti
          "process score (0–10)"),
         ("situation", "cot_reply_score", "CoT reply score per situation (§4.2)", "sibench-situation-reply",
          "reply score (0–10)"),
-        ("context_group", "cot_reply_score", "CoT reply score by context group (§4.2)", "sibench-context",
+        ("context_group", "process_score", "CoT process score by context group (§4.2: low- vs high-context)",
+         "sibench-context", "process score (0–10)"),
+        ("context_group", "cot_reply_score", "CoT reply score by context group", "sibench-context-reply",
          "reply score (0–10)"),
     ):  # fmt: skip
         have = [r for r in scored if r[measure] is not None]
