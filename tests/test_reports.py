@@ -470,12 +470,23 @@ def test_csv_keeps_full_precision_and_estimates_as_four_columns(tmp_path: Path) 
     assert rows[1] == ["a", repr(200 / 3), "50.0", "80.0", "6"] and rows[2] == ["b", "", "", "", ""]
 
 
-def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browser: Any) -> None:
+@pytest.mark.parametrize("viewport", [1280, 390])
+def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browser: Any, viewport: int) -> None:
+    """At a desktop's 1,280 px and a phone's 390 px (issue 38: the page scrolled sideways at 390 px, and the
+    provenance of ten logs came before the contents)."""
     for bench, folder in reports.items():
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": viewport, "height": 900})
         page.goto((folder / "report.html").as_uri())
         width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 1280, (bench, width)
+        assert width <= viewport, (bench, width)
+        # the summary and the contents come first; the record of every run is at the end
+        order = page.evaluate(
+            "['.summary', 'nav', '#provenance-section'].map(s => document.querySelector(s).getBoundingClientRect().top)"
+        )
+        assert order == sorted(order) and order[1] < 900, (bench, order)
+        if viewport == 390:
+            page.close()
+            continue
         too_wide = page.evaluate(
             "[...document.querySelectorAll('.wide')].filter(d => d.scrollWidth > d.clientWidth + 1)"
             ".map(d => d.parentElement.id)"

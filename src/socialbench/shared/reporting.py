@@ -223,8 +223,13 @@ td.num small{color:#555}
 thead th{border-top:2px solid #222;border-bottom:1px solid #222;vertical-align:bottom}
 tbody tr:last-child td{border-bottom:2px solid #222}.note{color:#555;font-size:.9em}
 figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto}figcaption{color:#555;font-size:.9em}
-.provenance td,.provenance th{text-align:left;vertical-align:top}.provenance td{overflow-wrap:anywhere}
+.provenance td,.provenance th{text-align:left;vertical-align:top}.provenance td{overflow-wrap:break-word}
+.provenance td.path{overflow-wrap:anywhere}
+.summary{background:#f6f6f6;padding:.6em 1em;border-left:3px solid #888}.summary li{margin:.15em 0}
+.warn{color:#8a3b00}details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em}
 nav ol{columns:2}
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em}nav ol{columns:1;padding-left:1.2em}
+table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 """
 
 
@@ -236,8 +241,7 @@ def _table_html(table: Table) -> str:
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td{' class=num' if num else ''}>{html.escape(table.cell(v))}</td>"
-            for v, num in zip(row, numeric, strict=True)
+            f"<td{' class=num' if num else ''}>{_cell_html(table, v)}</td>" for v, num in zip(row, numeric, strict=True)
         )
         + "</tr>"
         for row in table.rows
@@ -271,8 +275,9 @@ def render_html(doc: Document) -> str:
     runs = "".join(
         "<tr>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r.get("label", r["model"])))
-        + f"<td>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
-        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"], r["log"]))
+        + f"<td class=path>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"]))
+        + f"<td class=path>{html.escape(str(r['log']))}</td>"
         + "</tr>"
         for r in prov["runs"]
     )
@@ -303,12 +308,36 @@ def render_html(doc: Document) -> str:
         + "".join(_table_html(p) if isinstance(p, Table) else _figure_html(p) for p in s.parts)
         for s in doc.sections
     )
+    # a reader sees what the report covers first, its numbers next, and the full record of every run at the end
+    # (collapsed: with ten logs it is taller than a screen); what went wrong is named at the top, with a link
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(doc.title)}</title>'
-        f"<style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
-        f"<h2>What produced this report</h2>{header}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
+        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
+        f'<h2 id="provenance-section">What produced this report</h2>'
+        f'<details id="provenance-details"{" open" if failed or prov.get("left_out") else ""}>'
+        f"<summary>Every run and log (socialbench version, settings, dates, status)</summary>"
+        f"{header}</details>"
         "</body></html>"
     )
+
+
+def _summary_html(doc: Document, failed: bool) -> str:
+    """The report at a glance: the models, the runs counted, and what a reader must know before the numbers."""
+    prov = doc.provenance
+    runs, left = prov["runs"], prov.get("left_out") or []
+    items = [
+        f"{len(runs)} run(s) counted, of {len(prov['models'])} model(s): {html.escape(', '.join(prov['models']))}",
+        f"socialbench {html.escape(prov['socialbench'])}, generated {html.escape(prov['generated'])}",
+    ]
+    if left:
+        items.append(f'<span class="warn">{len(left)} log(s) left out</span> (<a href="#left-out">why</a>)')
+    if failed:
+        items.append('<span class="warn">model calls cut off or empty in some runs</span> (<a href="#failed-calls">'
+                     "which</a>)")  # fmt: skip
+    items.append('<a href="#provenance-section">every run and log</a>')
+    return '<ul class="summary">' + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
 
 
 def write_html(doc: Document, path: str | Path) -> Path:
