@@ -683,6 +683,13 @@ def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
     assert t16["items_per_draw"] == 12 and t16["best_cell"]["mean"] == 1.0 and t16["best_cell"]["ci95"] == [1.0, 1.0]
     assert t16["top_cell"]["model"] == "m2" and t16["models"]["m1"]["mean"] == 0.5  # the probe is not a candidate
     assert t16["cohorts"] == {"large": {"models": ["m2"], "mean": 1.0}, "small": {"models": ["m1"], "mean": 0.5}}
+    # issue 38: with <= 150 items logged every draw (without replacement) was all of them: an interval of zero width;
+    # the bootstrap draws with replacement, so 150 items half right give an interval around 50% of about +-8 pp
+    half = Run("h", "m3", "full", "Full-context", False, episodes, [
+        {"item": f"i{n}", "capability": "C1", "platform": "hn", "episode": new, "correct": float(n % 2),
+         "status": "answered"} for n in range(150)], stats=stats)  # fmt: skip
+    low, high = table16([half], draws=400)["best_cell"]["ci95"]
+    assert 0.38 < low < 0.46 and 0.54 < high < 0.62
     t19 = table19([right_old, all_right, probe])
     option = next(r for r in t19["probes"] if r["probe"] == "option-only")
     assert option["models"] == 1 and option["mean"] == 0.0 and option["delta_vs_full"] == -0.5

@@ -391,7 +391,8 @@ def document(
         summary_tables.append(
             Table(
                 "longsocial-table16",
-                f"Table 16: {t16['draws']} draws of {t16['items_per_draw']} items in the capability × platform "
+                f"Table 16: {t16['draws']} bootstrap draws (with replacement) of {t16['items_per_draw']} items "
+                f"in the capability × platform "
                 "proportions; accuracy % mean [2.5, 97.5 percentiles] across draws",
                 ["what", "accuracy %"],
                 [

@@ -729,7 +729,8 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
 def table16(
     runs: list[Run], tiers: dict[str, str] | None = None, draws: int = 1000, size: int = SUBSET_SIZE, seed: int = 0
 ) -> dict[str, Any]:
-    """Table 16: B draws of ``size`` items in the natural capability x platform proportions of the logged items;
+    """Table 16: B bootstrap draws (with replacement within each stratum) of ``size`` items in the natural
+    capability x platform proportions of the logged items;
     per draw each cell's accuracy on the drawn items. Reported: the best cell (the top non-diagnostic cell of each
     draw) and each model's best cell, as the mean and the 2.5/97.5 percentiles across draws; the top cell (highest
     mean); and, with ``tiers`` (model -> tier), the tier cohorts' means of their models' best cells. The
@@ -754,7 +755,9 @@ def table16(
     ]
     per_cell = np.full((draws, len(deployable)), np.nan)
     for b in range(draws):
-        drawn = [i for k, members in pools.items() for i in rng.sample(members, quota[k])]
+        # the paper's bootstrap: draws with replacement within each stratum (without replacement, a draw of all
+        # <= 150 logged items is the same every time and the interval has zero width)
+        drawn = [i for k, members in pools.items() for i in rng.choices(members, k=quota[k])]
         for c, values in enumerate(scored):
             got = [values[i] for i in drawn if i in values]
             if got:
@@ -1058,7 +1061,8 @@ def report(
     t16 = data["table16"]
     if t16.get("draws") and t16.get("top_cell"):  # no top cell: no run has a scored item
         console.print(
-            f"Table 16: {t16['draws']} draws of {t16['items_per_draw']} items (of {t16['items_logged']} logged) in the "
+            f"Table 16: {t16['draws']} bootstrap draws (with replacement) of {t16['items_per_draw']} items "
+            f"(of {t16['items_logged']} logged) in the "
             f"capability x platform proportions ({t16['strata']} strata); mean [2.5, 97.5 percentiles] across draws: "
             f"best cell {_est(t16['best_cell'])}; top cell {t16['top_cell']['model']} / {t16['top_cell']['setting']} "
             f"{_est(t16['top_cell'])}; per model (its best cell): "
