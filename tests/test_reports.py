@@ -568,3 +568,13 @@ def test_zero_bars_are_drawn_accuracy_ticks_stop_at_100_and_one_digit_counts_sta
     narrow = bars("narrow bars", [f"g{i}" for i in range(6)], many)
     counts = [t for t in narrow.axes[0].texts if t.get_text() == "8"]
     assert counts and all(t.get_rotation() == 0 for t in counts)
+
+
+def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: dict[str, list[str]]) -> None:
+    """Issue 38: the bars said n=20 (both presentation orders of 10 pairs) while the interval resamples the pairs."""
+    from socialbench.benchmarks.perso.figures import document
+
+    doc = document(logs["perso"])
+    (figure,) = [p for p in doc.parts() if p.name == "perso-behavioral-accuracy"]
+    texts = [t.get_text() for ax in figure.figure.axes for t in ax.texts]  # type: ignore[union-attr]
+    assert "pairs=10" in texts and not any(t.startswith("n=") for t in texts)

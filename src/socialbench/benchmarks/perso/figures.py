@@ -51,11 +51,12 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         accuracy = bars(
             "Behavioral accuracy: which reply won the delta",
             labels,
-            {
-                "all pairs": [from_line(r["all"]) for r in behavioral],
-                "length-robust subset": [from_line(r["length_robust"]) for r in behavioral],
+            {  # n = the pairs the interval resamples (both presentation orders of a pair move together)
+                "all pairs": [from_line(r["all"], n="pairs") for r in behavioral],
+                "length-robust subset": [from_line(r["length_robust"], n="pairs") for r in behavioral],
             },
             references=refs,
+            n_label="pairs",
         )
         first_refs = {"no position preference (50%)": 0.5}
         if compare_paper:

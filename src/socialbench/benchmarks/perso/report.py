@@ -43,7 +43,10 @@ def _accuracy(values: list[float], clusters: list[Any] | None = None) -> dict[st
     if not values:
         return {"n": 0, "accuracy": None, "ci95": None}
     ci = proportion_ci(values) if clusters is None else cluster_bootstrap_ci(values, clusters)
-    return {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(ci)}
+    line = {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(ci)}
+    if clusters is not None:  # the unit the interval resamples, which a figure's n must count
+        line["pairs"] = len(set(clusters))
+    return line
 
 
 def _rows(log: EvalLog) -> list[dict[str, Any]]:
