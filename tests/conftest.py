@@ -246,7 +246,7 @@ def potato_answer(page: Any, questions: dict[str, dict[str, Any]], plan: dict[st
     """Fill in the page: question name -> value (text typed, radio clicked)."""
     for name, value in plan.items():
         if questions[name]["kind"] == "text":
-            page.fill(f'input[name="{name}:::text_box"]', value)
+            page.fill(f'[name="{name}:::text_box"]', value)  # a multi-line box (textarea)
         else:
             page.check(f'input[type=radio][schema="{name}"][value="{value}"]')
 

@@ -61,6 +61,20 @@ def _work(
     return clicked
 
 
+def _in_view(tab: Any, selector: str) -> bool:
+    """The element lies inside the window and is what is drawn at its centre (nothing covers it)."""
+    return bool(
+        tab.evaluate(
+            """(selector) => {
+            const el = document.querySelector(selector), r = el.getBoundingClientRect();
+            if (r.top < 0 || r.bottom > innerHeight || r.width < 5) return false;
+            return el.contains(document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2));
+        }""",
+            selector,
+        )
+    )
+
+
 def _question_in_view(tab: Any) -> bool:
     """The question panel lies inside the window and nothing covers it (what is drawn at its corners is it)."""
     return bool(
@@ -202,8 +216,18 @@ def test_the_annotation_page_on_a_1428_comment_thread(data: Path, tmp_path: Path
             )
             assert tab.evaluate("window.scrollY") > 10000 * share
             assert _question_in_view(tab), share
+            assert _in_view(tab, "#next-btn"), share  # issue 38: Next sat 14,000 px down, below the thread
         tab.screenshot(path=str(tmp_path / "reading.png"))  # kept with the test's files when it fails
+        assert tab.locator("textarea.shadcn-textbox-textarea").count() >= 3  # options, criterion: multi-line
         tab.click(".sb-collapse-all")
         assert tab.evaluate(count.format("[open]")) == 0
+        phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        potato_login(phone, base, "ann", record["annotators"]["ann"])
+        phone.wait_for_selector("#main-content .sb-question", state="visible")
+        thread_width = phone.evaluate("document.querySelector('.sb-thread').getBoundingClientRect().width")
+        assert thread_width > 0.6 * 390, thread_width  # the thread column had 0 px at a phone's width
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390 + 1
+        phone.evaluate("window.scrollTo({top: document.body.scrollHeight / 2, behavior: 'instant'})")
+        assert _in_view(phone, "#next-btn")
         nested = tab.evaluate("getComputedStyle(document.querySelector('.sb-replies')).borderLeftWidth")
         assert nested == "2px"  # the nesting line of the page's CSS (not drawn without it)

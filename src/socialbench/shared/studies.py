@@ -64,6 +64,8 @@ class Question:
     min_label: str = ""
     max_label: str = ""
     required: bool = True
+    lines: int = 3
+    """text: rows of its box (a multi-line box: options, criteria and rationales do not fit one line)."""
 
 
 @dataclass
@@ -136,6 +138,8 @@ def _scheme(q: Question) -> dict[str, Any]:
         scheme["labels"] = list(q.labels)
     if q.kind == "likert":
         scheme |= {"size": q.size, "min_label": q.min_label, "max_label": q.max_label}
+    if q.kind == "text":
+        scheme |= {"multiline": True, "rows": str(q.lines), "cols": "60"}
     if q.required and q.kind != "text":
         scheme["label_requirement"] = {"required": True}
     return scheme
