@@ -578,3 +578,26 @@ def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: di
     (figure,) = [p for p in doc.parts() if p.name == "perso-behavioral-accuracy"]
     texts = [t.get_text() for ax in figure.figure.axes for t in ax.texts]  # type: ignore[union-attr]
     assert "pairs=10" in texts and not any(t.startswith("n=") for t in texts)
+
+
+@pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
+def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[str, Path], bench: str) -> None:
+    """Issue 38: a reader could not get from a number to the items and transcripts behind it. Every counted run's
+    samples are listed (gold, answer, score, status) with the log and sample id that open the transcript."""
+    import csv
+
+    from inspect_ai.log import read_eval_log
+
+    folder = reports[bench]
+    with (folder / "tables" / f"{bench}-samples.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    counted = [r for r in csv.DictReader((folder / "tables" / f"{bench}-runs.csv").open()) if r["counted"] == "yes"]
+    for run in counted:
+        mine = [r for r in rows if r["log"] == run["log"]]
+        log = read_eval_log(run["log"])
+        assert {(r["sample id"], int(r["epoch"])) for r in mine} == {(str(s.id), s.epoch) for s in log.samples or []}
+        if bench == "longsocial":  # the gold letter and the answer read, as the scorer saw them
+            by_id = {str(s.id): s for s in log.samples or []}
+            assert all(r["gold"] == by_id[r["sample id"]].target for r in mine)
+    page = (folder / "report.html").read_text()
+    assert 'id="samples"' in page and page.count('<details id="samples-') == len(counted)

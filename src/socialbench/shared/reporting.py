@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -314,13 +315,72 @@ def render_html(doc: Document) -> str:
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
-        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
+        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}{_samples_html(doc)}"
         f'<h2 id="provenance-section">What produced this report</h2>'
         f'<details id="provenance-details"{" open" if failed or prov.get("left_out") else ""}>'
         f"<summary>Every run and log (socialbench version, settings, dates, status)</summary>"
         f"{header}</details>"
         "</body></html>"
     )
+
+
+SAMPLE_COLUMNS = ("run", "log", "sample id", "epoch", "gold", "answer", "score", "status")
+HTML_SAMPLES = 5000
+"""Up to this many samples over all runs are listed in the HTML itself; past it the page points to the CSV."""
+
+
+def _sample_rows(log: Any) -> list[list[Any]]:
+    """Per sample of a log: id, epoch, gold (the target), the answer the scorer read, the score, the status."""
+    out = []
+    for sample in log.samples or []:
+        score = next(iter((sample.scores or {}).values()), None)
+        value = None if score is None else score.value
+        target = sample.target if isinstance(sample.target, str) else json.dumps(sample.target, ensure_ascii=False)
+        out.append(
+            [
+                str(sample.id),
+                sample.epoch,
+                target,
+                None if score is None else score.answer,
+                value if isinstance(value, int | float | str) or value is None else json.dumps(value),
+                None if score is None else (score.metadata or {}).get("status"),
+            ]
+        )
+    return out
+
+
+def sample_table(doc: Document) -> list[list[Any]]:
+    """Every sample behind the report's numbers, one row each (`SAMPLE_COLUMNS`): the run's label and log, and
+    the sample id to open its transcript with `inspect view`; read once per log content (`runs.extracted`)."""
+    from .runs import extracted
+
+    return [[r.get("label", r["model"]), r["log"], *row] for r in doc.provenance["runs"] for row in
+            extracted(r["log"], _sample_rows, persist=True)]  # fmt: skip
+
+
+def _samples_html(doc: Document) -> str:
+    """Per run, a collapsed table of its samples (the items, gold, answers and scores behind every cell), with the
+    log and sample id that open the transcript in `inspect view`."""
+    rows = sample_table(doc)
+    if len(rows) > HTML_SAMPLES:
+        return (
+            f'<h2 id="samples">Samples</h2><p>{len(rows):,} samples: too many for this page; every one is in '
+            f"<code>{html.escape(_slug(doc.benchmark))}-samples.csv</code> (<code>--tables DIR</code>).</p>"
+        )
+    out = ['<h2 id="samples">Samples behind the numbers</h2><p class="note">Open a transcript with '
+           "<code>inspect view --log-dir DIR</code> and the log and sample id below.</p>"]  # fmt: skip
+    for n, run in enumerate(doc.provenance["runs"]):
+        mine = [row for row in rows if row[1] == run["log"]]
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>" for v in row[2:]) + "</tr>" for row in mine
+        )
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in SAMPLE_COLUMNS[2:])
+        out.append(
+            f'<details id="samples-{n}"><summary>{html.escape(run.get("label", run["model"]))}: {len(mine)} '
+            f'sample(s), {html.escape(Path(run["log"]).name)}</summary><div class="wide"><table>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></details>"
+        )
+    return "".join(out)
 
 
 def _summary_html(doc: Document, failed: bool) -> str:
@@ -336,7 +396,8 @@ def _summary_html(doc: Document, failed: bool) -> str:
     if failed:
         items.append('<span class="warn">model calls cut off or empty in some runs</span> (<a href="#failed-calls">'
                      "which</a>)")  # fmt: skip
-    items.append('<a href="#provenance-section">every run and log</a>')
+    items.append('<a href="#samples">the samples behind the numbers</a>; <a href="#provenance-section">every run and '
+                 "log</a>")  # fmt: skip
     return '<ul class="summary">' + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
 
 
@@ -534,6 +595,12 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         with atomic_writer(stem.with_suffix(".tex")) as handle:
             handle.write(latex_table(part))
         out += [stem.with_suffix(".csv"), stem.with_suffix(".tex")]
+    samples = Path(folder) / f"{_slug(doc.benchmark)}-samples.csv"  # every sample behind the numbers
+    with atomic_writer(samples) as handle:
+        writer = csv.writer(handle)
+        writer.writerow(SAMPLE_COLUMNS)
+        writer.writerows([["" if v is None else _csv_value(v) for v in row] for row in sample_table(doc)])
+    out.append(samples)
     runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
     with atomic_writer(runs) as handle:
         writer = csv.writer(handle)
