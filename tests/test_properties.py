@@ -214,3 +214,82 @@ def test_bad_bytes_in_any_jsonl_loader(tmp_path_factory: pytest.TempPathFactory,
     path.write_bytes(raw)
     for load in (lambda: list(read_episodes(path)), lambda: load_perso_items(path), lambda: load_annotations(path)):
         _contract(load, path)
+
+
+# ---- study score over corrupted saves (issue 37) ------------------------------------------------------------------
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 10**12) | st.floats(allow_nan=True) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.fixture(scope="module")
+def cognitive_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A real perso-cognitive study of the shipped items with one annotator, and the save Potato writes when that
+    annotator answers every page with its gold."""
+    from socialbench.benchmarks.perso.studies import STUDIES as PERSO_STUDIES
+    from socialbench.shared import studies
+
+    folder = tmp_path_factory.mktemp("study") / "s"
+    studies.create(PERSO_STUDIES["perso-cognitive"].build(), folder, ["a"], seed=0, benchmark="perso")
+    token = studies.load(folder)["pages"]
+    state = {
+        "user_id": "a",
+        "instance_id_to_label_to_value": {
+            f"{item}_{token}": [[{"schema": "answer", "name": "ABCD"[k["gold"]]}, "ABCD"[k["gold"]]]]
+            for item, k in studies.key(folder).items()
+        },
+        "instance_id_to_behavioral_data": {},
+    }
+    return folder, state
+
+
+def _corrupt(state: Any, path: list[Any], value: Any) -> Any:
+    """``state`` with the node at ``path`` (indices into dicts' keys and lists) replaced by ``value``."""
+    if not path or not isinstance(state, dict | list) or not state:
+        return value
+    step, rest = path[0], path[1:]
+    if isinstance(state, dict):
+        key = list(state)[step % len(state)]
+        return {**state, key: _corrupt(state[key], rest, value)}
+    copy = list(state)
+    copy[step % len(copy)] = _corrupt(copy[step % len(copy)], rest, value)
+    return copy
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(st.tuples(st.lists(st.integers(0, 40), max_size=5), _JSON), min_size=1, max_size=3),
+    cut=st.none() | st.integers(0, 4000),
+)
+def test_study_score_over_corrupted_saves_refuses_in_one_line_or_scores_only_what_was_shown(
+    cognitive_study: tuple[Path, dict[str, Any]], edits: list[tuple[list[int], Any]], cut: int | None
+) -> None:
+    """Issue 37: random corruptions of a real save (values of any type anywhere, truncated bytes) never give a
+    traceback, and a score is computed only from pages the study showed, with answers among the options it showed."""
+    import io
+
+    from rich.console import Console
+
+    from socialbench.benchmarks.perso.studies import STUDIES as PERSO_STUDIES
+    from socialbench.shared import studies
+
+    folder, good = cognitive_study
+    state: Any = good
+    for path, value in edits:
+        state = _corrupt(state, path, value)
+    text = json.dumps(state, allow_nan=True)
+    saved = folder / "server" / "annotation_output" / "a" / "user_state.json"
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(text if cut is None else text[:cut])
+    try:
+        rows = studies.answers(folder)
+        PERSO_STUDIES["perso-cognitive"].score(str(folder), Console(file=io.StringIO()), as_json=True)
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(saved) in str(exc)
+        return
+    shown = studies.key(folder)
+    for row in rows:
+        assert row.item in shown and row.annotator == "a"
+        assert set(row.values) <= {"answer"} and row.values["answer"] in ("A", "B", "C", "D")

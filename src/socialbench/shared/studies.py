@@ -382,19 +382,33 @@ def answers(folder: str | Path) -> list[Answer]:
         if state.get("user_id") not in (None, annotator):
             raise InputError(state_path, f"the save of {state['user_id']!r}, not of annotator {annotator}")
         times, saved = _seconds(state), _saved(state)
-        for page, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
+        pages = state.get("instance_id_to_label_to_value") or {}
+        if not isinstance(pages, dict):
+            raise InputError(
+                state_path, f"annotator {annotator}: the answers are not a mapping of pages (not a Potato save)"
+            )
+        for page, pairs in pages.items():
             item = item_of.get(page)
             if item is None:
                 raise InputError(
                     state_path,
                     f"annotator {annotator}: page {page!r} is not a page of this study (a save of another study?)",
                 )
+            if not isinstance(pairs, list):
+                raise InputError(state_path, f"annotator {annotator}, page {item}: the answers are not a list")
             values: dict[str, Any] = {}
-            for label, value in pairs:
+            for n, pair in enumerate(pairs):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    raise InputError(
+                        state_path, f"annotator {annotator}, page {item}: answer {n} is not a [label, value] pair"
+                    )
+                label, value = pair
                 q = questions.get(label.get("schema") if isinstance(label, dict) else None)
                 if q is None:
                     continue
                 where = f"annotator {annotator}, page {item}, question {q['name']}"
+                if q["kind"] != "likert" and not isinstance(value, str):
+                    raise InputError(state_path, f"{where}: {value!r} is not text")
                 if q["kind"] == "multiselect":
                     values.setdefault(q["name"], []).append(value)
                 elif q["kind"] == "likert":
