@@ -71,3 +71,22 @@ def test_the_split_prompt_reads_as_the_unsplit_one() -> None:
     assert "".join(p.text for p in parts) == prompt  # type: ignore[union-attr]
     assert messages_to_text([ChatMessageUser(content=parts)]) == messages_to_text([ChatMessageUser(content=prompt)])
     assert cached_prefix(prompt, "Question: Which?") == prompt  # not found: one block
+
+
+def test_llm_retriever_caches_the_discussion_for_its_retrieval_calls_and_never_for_its_answers(
+    anthropic_server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 39: every retrieval call was one bare string with the automatic mark (each wrote ~10.5K tokens, none
+    read) and answer calls over each item's own posts wrote entries nothing could read. Now the retrieval call sends
+    the instructions and the discussion as one cached block, byte-identical across the episode's items, with the
+    item after it; the answer call sends no mark."""
+    requests = _run(anthropic_server, tmp_path, "llm-retriever")
+    retrieve = [r for r in requests if "Do not answer the question yet" in json.dumps(r)]
+    answers = [r for r in requests if r not in retrieve]
+    assert len(retrieve) == 3 and len(answers) == 3
+    blocks = [r["messages"][0]["content"] for r in retrieve]
+    assert all(isinstance(b, list) and len(b) == 2 for b in blocks), blocks[0]
+    assert len({b[0]["text"] for b in blocks}) == 1  # the shared block, byte-identical
+    assert all(b[0].get("cache_control", {}).get("type") == "ephemeral" and "cache_control" not in b[1] for b in blocks)
+    assert all(b[1]["text"].startswith("Question: ") for b in blocks)
+    assert "cache_control" not in json.dumps(answers)

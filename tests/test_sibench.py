@@ -707,7 +707,8 @@ def test_the_studies_show_humans_what_the_judge_saw_and_ask_only_what_an_item_ca
     made = studies.create(shown, tmp_path / "gpt-4o-full-cot", ["ann", "bob"], overlap=1)
     config = json.loads((tmp_path / "gpt-4o-full-cot" / "server" / "config.yaml").read_text())
     for group in config["batch_assignment"]["groups"]:
-        dialogues = [studies.key(tmp_path / "gpt-4o-full-cot")[i]["dialogue"] for i in group["instances"]]
+        keys = studies.key(tmp_path / "gpt-4o-full-cot")
+        dialogues = [keys[page.rsplit("_", 1)[0]]["dialogue"] for page in group["instances"]]  # ITEM_TOKEN pages
         assert len(dialogues) == 3 and len(set(dialogues)) == 3
     assert made["notes"] == [] and "gpt-4o" not in config["annotation_task_name"]
     crowded = studies.create(shown, tmp_path / "crowded", ["ann", "bob"], overlap=2)

@@ -188,6 +188,7 @@ def prepare(
     model), may add model-written context, and renders the question. What it chose is recorded."""
 
     collector = Collector()  # the finished samples' prompts freed between samples (`shared.memory`)
+    gate = PrefixGate()  # intermediate calls over an episode's shared prefix (LLM-as-retriever): one per task
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         collector.maybe_collect()
@@ -201,6 +202,7 @@ def prepare(
             calls=state.metadata,
             declared_reasoning=reasoning,
             max_tokens=max_tokens,
+            gate=gate,
         )
         selection = await workflow.select(thread, question, env)
         context = await workflow.annotate(thread, selection.nodes, question, env)
@@ -310,8 +312,11 @@ def answer(
             budget = call_budget(model, workflow.max_tokens, max_tokens, reasoning)
             state.metadata["answer_budget"] = budget.as_dict()
 
+            # an answer over posts this item chose shares nothing: no cache entry written (Anthropic bills 1.25x)
+            no_cache: dict[str, Any] = {} if workflow.answer_shared else {"cache_prompt": False}
+
             async def ask(state: TaskState) -> TaskState:
-                state = await generate(state, max_tokens=budget.tokens)
+                state = await generate(state, max_tokens=budget.tokens, **no_cache)
                 record_call(state.metadata, "answer", budget, state.output)
                 return state
 

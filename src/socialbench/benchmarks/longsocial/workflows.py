@@ -32,6 +32,7 @@ from ...conversations.render import render_node, render_thread, short_ids
 from ...shared import retrieval
 from ...shared.answers import strip_thinking
 from ...shared.budgets import Budget, call_budget, record_call
+from ...shared.caching import PrefixGate, layout
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from . import prompts
 
@@ -58,6 +59,8 @@ class Env:
     """``-T reasoning=true``: the model reasons though inspect's model data does not say so."""
     max_tokens: int | None = None
     """``-T max_tokens``: the budget of every call."""
+    gate: PrefixGate | None = None
+    """The task's gate for intermediate calls over a shared prefix (`ask` with ``item_start``)."""
 
     async def count(self, text: str) -> int:
         return await self.model.api.count_text_tokens(text)
@@ -65,10 +68,23 @@ class Env:
     def budget(self, default: int) -> Budget:
         return call_budget(self.model, default, self.max_tokens, self.declared_reasoning)
 
-    async def ask(self, kind: str, text: str, default: int) -> tuple[ModelOutput, Budget]:
-        """One intermediate call of ``kind`` (`shared.budgets.CALL_KINDS`) under the budget policy, counted."""
+    async def ask(
+        self, kind: str, text: str, default: int, item_start: str | None = None
+    ) -> tuple[ModelOutput, Budget]:
+        """One intermediate call of ``kind`` (`shared.budgets.CALL_KINDS`) under the budget policy, counted.
+
+        With ``item_start`` (where the item's own text begins), the part before it is shared by the episode's
+        items: it is sent as a cached block where the provider honours marks, and the episode's other items wait
+        until the first item's call has been answered, so they read its cache entry (`shared.caching`). Without
+        it the call is sent as one string, as before."""
         budget = self.budget(default)
-        output = await self.model.generate(text, config=GenerateConfig(max_tokens=budget.tokens))
+        config = GenerateConfig(max_tokens=budget.tokens)
+        if item_start is None or self.gate is None:
+            output = await self.model.generate(text, config=config)
+        else:
+            async with self.gate.turn(self.model, text, item_start):
+                message = ChatMessageUser(content=layout(self.model, text, item_start))
+                output = await self.model.generate([message], config=config)
         record_call(self.calls, kind, budget, output)
         return output, budget
 
@@ -97,6 +113,9 @@ class Workflow:
     intro: str = prompts.INTRO_SELECTED
     grid: bool = True
     """One of the paper's 29 settings (Table 12); False for the component-oracle extras of Table 21."""
+    answer_shared: bool = True
+    """Whether the answer call's prompt can share a cache entry with another item's (False: the answer is over
+    posts this item chose, so its call writes no cache entry)."""
     prompt_cache: Literal["prefix", "off", "auto"] = "off"
     """How provider prompt caches are used (docs/models.md): ``prefix`` when every item of an episode sees the same
     whole discussion (the prompt is sent as a cached discussion block + the item's block); ``off`` when items share
@@ -294,6 +313,7 @@ class LLMRetriever(Workflow):
     title = "LLM as retriever"
     family = "LLM-as-retriever"
     prompt_cache = "auto"
+    answer_shared = False
     reference = "Table 12 / Table 13, LLM-r"
     needs = frozenset({"model-calls"})
     k = 20
@@ -335,7 +355,8 @@ class LLMRetriever(Workflow):
         parts = await self.chunks(thread, question, env)
         for part in parts:
             text = prompts.retriever_prompt(render_thread(thread, nodes=part), question.stem, question.options, self.k)
-            output, _ = await env.ask("retrieve", text, self.RETRIEVE_TOKENS)
+            # the instructions and the part of the discussion are the same for every item of the episode
+            output, _ = await env.ask("retrieve", text, self.RETRIEVE_TOKENS, item_start="Question: " + question.stem)
             replies.append(output.completion)
             shown = {n.id for n in part}
             named, how = relevant_ids(strip_thinking(output.completion))

@@ -476,7 +476,11 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, 
         analysis = {k: v for k, v in (meta.get("analysis") or {}).items() if k in PROCESS_KEYS}
         if analysis:
             verdict, problems = await judge.ask(
-                process_prompt(chat, analysis), _validator(list(analysis)), _schema(list(analysis)), calls=meta
+                process_prompt(chat, analysis),
+                _validator(list(analysis)),
+                _schema(list(analysis)),
+                item_start=CASE_START,
+                calls=meta,
             )
             details["process_problems"] = problems
             if verdict is None:
@@ -495,7 +499,11 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, 
             first, second = (cot, direct) if cot_first else (direct, cot)
             details["cot_first"] = cot_first
             scores, problems = await judge.ask(
-                blind_replies_prompt(chat, first, second), BlindScores.model_validate, BlindScores, calls=meta
+                blind_replies_prompt(chat, first, second),
+                BlindScores.model_validate,
+                BlindScores,
+                item_start=CASE_START,
+                calls=meta,
             )
             details["reply_problems"] = problems
             if scores is None:
@@ -522,6 +530,7 @@ def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, 
                         tie_prompt(chat, first, second, cot_score),
                         TiePreference.model_validate,
                         TiePreference,
+                        item_start=CASE_START,
                         calls=meta,
                     )
                     details["tie_problems"] = tie_problems
