@@ -113,6 +113,8 @@ def _drive(
     """Answer until done (True) or until ``stop_after`` new answers (False); a resumed page may show an item that is
     already answered: its answers are pre-filled, so it is only confirmed with Next."""
     questions = {q["name"]: q for q in record["questions"]}
+    config = json.loads((Path(record["folder"]) / "server" / "config.yaml").read_text())
+    assigned = {g["annotators"][0]: len(g["instances"]) for g in config["batch_assignment"]["groups"]}
     done = 0
     while True:
         item = potato_item(page)
@@ -120,6 +122,9 @@ def _drive(
             return True
         body = page.content() + page.request.get(base + "/api/current_instance").text()
         leaks += [s for s in _secrets(keys[item]) if s in body]
+        # the navbar counts this annotator's own pages (issue 38: "Progress 25/38" on the last of 26)
+        counter = page.locator("#progress-counter").inner_text().strip()
+        assert counter.endswith(f"/{assigned[user]}"), (user, counter)
         if (user, item) not in clicked:
             if stop_after is not None and done == stop_after:
                 return False
@@ -141,7 +146,7 @@ STUDIES = {
     "longsocial-verify": ["-S", "limit=2", "-S", "attention=0"],
     "sibench-process": [],
     "sibench-replies": [],
-    "perso-behavioral": ["-S", "subset=2", "-S", "unchecked=admit"],
+    "perso-behavioral": ["-S", "subset=4", "-S", "unchecked=admit", "--overlap", "1"],  # each their own pages
     "perso-verify": [],
 }
 
@@ -152,7 +157,7 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
     extra = STUDIES[kind] + (["--logs", str(_sibench_logs(tmp_path / "logs"))] if kind.startswith("sibench") else [])
     created = _cli("study", "create", kind, "-o", str(folder), "--annotators", "ann,bob", *extra)
     assert created.returncode == 0, created.stderr[-2000:]
-    record, keys = studies.load(folder), studies.key(folder)
+    record, keys = studies.load(folder) | {"folder": str(folder)}, studies.key(folder)
     served = [json.loads(line) for line in (folder / "server" / "data" / "items.jsonl").read_text().splitlines()]
     assert all(set(row) == {"id", "html"} for row in served)  # the key never goes to the server's data
     port = free_port()

@@ -200,6 +200,9 @@ def create(
         "batch_assignment": {
             "groups": [{"name": f"g_{a}", "annotators": [a], "instances": assignment[a]} for a in names]
         },
+        # each annotator's own number of pages: Potato's navbar counts progress against it (without it, against
+        # what is left in the whole pool: "Progress 25/38" on the last of 26 pages)
+        "per_annotator_quota": {"by_user": {a: len(assignment[a]) for a in names}},
         "annotation_schemes": [_scheme(q) for q in design.questions],
         "annotation_instructions": design.instructions,
         # the page's own CSS and script (Potato 2.12 sanitizes item HTML: no ids, scripts or sticky CSS there)
