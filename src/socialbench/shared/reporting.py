@@ -227,7 +227,8 @@ figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto}figcaption{color:#
 .provenance td,.provenance th{text-align:left;vertical-align:top}.provenance td{overflow-wrap:break-word}
 .provenance td.path{overflow-wrap:anywhere}
 .summary{background:#f6f6f6;padding:.6em 1em;border-left:3px solid #888}.summary li{margin:.15em 0}
-.warn{color:#8a3b00}details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em}
+.warn{color:#8a3b00}details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em;overflow-wrap:anywhere}
+.summary li,code{overflow-wrap:anywhere}
 nav ol{columns:2}
 @media (max-width:600px){body{margin:1em auto;padding:0 .6em}nav ol{columns:1;padding-left:1.2em}
 table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
