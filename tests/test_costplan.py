@@ -91,3 +91,19 @@ def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:
     )
     assert broken.returncode == 2 and str(prices) in broken.stderr and "openai/gpt-4o" in broken.stderr
     assert "output" in broken.stderr
+
+
+def test_a_grid_plan_counts_the_cache_entries_its_settings_share() -> None:
+    """Issue 39: the settings of a grid were planned as if each wrote its own entries, though CoT sends the same
+    instructions and discussion as Full and reads the entries Full wrote."""
+    done = subprocess.run(
+        [*CLI, "plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5", "-T", "workflow=full,cot", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    full, cot = (r["tokens"] for r in plan["plan"])
+    assert full["cache_write"] > 0 and cot["cache_write"] == 0
+    assert cot["cache_read"] == full["cache_write"] + full["cache_read"]  # every item reads the episode's block
+    assert "reading the cache entries an earlier one wrote" in plan["title"]

@@ -67,6 +67,9 @@ class Group:
 
     shared: int
     items: tuple[int, ...]
+    key: str = ""
+    """What identifies the shared block (a digest of its text): groups of several settings with the same key share
+    one cache entry (Full and the CoT prompts send the same instructions and discussion); "" = none known."""
 
 
 @dataclass(frozen=True)
@@ -83,15 +86,25 @@ class Tokens:
         return self.cache_read / self.prompt if self.prompt else 0.0
 
 
-def planned_tokens(groups: Sequence[Group], kind: CacheKind, output_per_item: int) -> Tokens:
+def planned_tokens(
+    groups: Sequence[Group], kind: CacheKind, output_per_item: int, written: set[str] | None = None
+) -> Tokens:
+    """The tokens of one setting: per group one cache write and a read per other item. ``written`` holds the keys of
+    shared blocks an earlier setting of the same plan and model wrote: their groups read from the first item on (the
+    settings run one after the other within the cache's lifetime); this setting's writes are added to it."""
     items = sum(len(g.items) for g in groups)
     prompt = sum(g.shared * len(g.items) + sum(g.items) for g in groups)
     write = read = 0
     if kind != "none":
         for g in groups:
             if g.shared >= MIN_CACHEABLE and g.items:
+                if written is not None and g.key and g.key in written:
+                    read += g.shared * len(g.items)
+                    continue
                 write += g.shared
                 read += g.shared * (len(g.items) - 1)
+                if written is not None and g.key:
+                    written.add(g.key)
     return Tokens(items, prompt, write, read, prompt - write - read, items * output_per_item)
 
 

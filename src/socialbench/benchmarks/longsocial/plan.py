@@ -16,6 +16,7 @@ Two item sets:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
@@ -70,7 +71,7 @@ def sample_groups(
         prefix, first = _item_part(workflow, thread, group[0], list(thread.traverse("thread")), encoding)
         shared = count_tokens(prefix, encoding)
         rest = [_item_part(workflow, thread, i, [], encoding)[1] for i in group[1:]]
-        groups.append(Group(shared, (first, *rest)))
+        groups.append(Group(shared, (first, *rest), hashlib.sha256(prefix.encode()).hexdigest()))
         overheads.append(shared - count_tokens(render_thread(thread), encoding))
         parts += [first, *rest]
     return groups, fmean(overheads), fmean(parts)
@@ -81,7 +82,9 @@ def paper_groups(overhead: float, item_part: float) -> list[Group]:
     episodes = [total / n for n, total in TABLE_6.values() for _ in range(n)]
     each, extra = divmod(PAPER_ITEMS, len(episodes))
     return [
-        Group(round(tokens + overhead), (round(item_part),) * (each + (k < extra))) for k, tokens in enumerate(episodes)
+        # an episode's block is the same for two settings whose instructions are (Full and the CoT prompts)
+        Group(round(tokens + overhead), (round(item_part),) * (each + (k < extra)), f"paper:{k}:{round(overhead)}")
+        for k, tokens in enumerate(episodes)
     ]
 
 
@@ -120,6 +123,7 @@ def plan(
     rows = []
     for model in models:
         encoding, label = tokenizer_for(model)
+        written: set[str] = set()  # shared blocks an earlier setting of this model wrote (CoT reads Full's)
         for workflow in workflows:
             groups, overhead, part = sample_groups(workflow, threads, items, encoding)
             counted = label
@@ -127,7 +131,7 @@ def plan(
                 groups = paper_groups(overhead, part)
                 counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
             output = call_budget(model, workflow.max_tokens, given, declared == "true").tokens
-            tokens = planned_tokens(groups, cache_kind(model), output)
+            tokens = planned_tokens(groups, cache_kind(model), output, written)
             price, source = (prices or {}).get(model), "--model-cost-config"
             if price is None and (price := listed_prices(model)) is not None:
                 source = list_label()
@@ -140,4 +144,9 @@ def plan(
         if paper
         else f"Cost plan: {len(items)} items over {len({i.episode_id for i in items})} episodes"
     )
+    if len(workflows) > 1:
+        title += (
+            "; settings in the order given, each reading the cache entries an earlier one wrote for the same block "
+            "(Full's and CoT's discussion) when it runs within the entries' lifetime"
+        )
     return title, rows
