@@ -539,7 +539,7 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     """Issue 38: a 14-entry legend took the height and left a ~30 px plot, and colours repeated after 10 series
     ("alpha · full" and "beta · gold-scope" both blue). A grid of many series: every figure kind keeps its plot
     area, and no two legend entries look alike."""
-    from socialbench.shared.figures import Estimate, bars, scatter, stacked_shares
+    from socialbench.shared.figures import Estimate, bars, heatmap, scatter, stacked_shares
 
     names = [f"model-{i // 5} · setting-{i % 5} with a long label" for i in range(count)]
     groups = ["C1", "C2", "C3"]
@@ -549,6 +549,10 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     check_figure(scatter("many series", points, "x", "y"), f"scatter-{count}")
     shares = {n: [1 / count] * 3 for n in names}
     check_figure(stacked_shares("many shares", groups, shares), f"shares-{count}")
+    # settings with their marks as rows of one model's column (the labels once took the width: no plot at all)
+    rows = [f"{n} [fell back to Full on 1/1] [retrieve calls cut off or empty on 1/1]" for n in names]
+    cells = {(r, "m"): Estimate(0.5, 0.3, 0.7, 4) for r in rows}
+    check_figure(heatmap("one model", rows, ["m"], cells), f"heatmap-{count}")
 
 
 def test_zero_bars_are_drawn_accuracy_ticks_stop_at_100_and_one_digit_counts_stay_upright() -> None:

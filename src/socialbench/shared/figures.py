@@ -398,12 +398,17 @@ def heatmap(
     for (r, c), cell in cells.items():
         if not cell.missing and r in rows and c in columns:
             data[rows.index(r), columns.index(c)] = float(cell.value or 0.0) * scale
-    width = COLUMN_WIDTH if len(columns) <= 2 else TEXT_WIDTH
-    fig, ax = _new(width, max(2.0, 0.3 * len(rows) + 1.3))
+    # long row labels (a setting with its marks: "full: llm-retriever [fell back to Full on 1/1] ...") take the
+    # text width and are wrapped to half of it, each row as tall as its label: unwrapped they left no plot
+    long_labels = any(_text_inches(r) > 0.4 * COLUMN_WIDTH for r in rows)
+    width = COLUMN_WIDTH if len(columns) <= 2 and not long_labels else TEXT_WIDTH
+    labels = [_wrap(r, width * 0.5, MIN_FONT) for r in rows]
+    height = sum(max(0.3, 0.12 * (label.count("\n") + 1)) for label in labels) + 1.3
+    fig, ax = _new(width, min(9.0, max(2.0, height)))
     cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, aspect="auto", vmin=0, vmax=scale)
     ax.set_xticks(range(len(columns)), [_wrap(c, 1.2, MIN_FONT) for c in columns], rotation=30, ha="right")
-    ax.set_yticks(range(len(rows)), rows)
+    ax.set_yticks(range(len(rows)), labels)
     ax.set_title(_wrap(title, width - 0.4))
     fig.colorbar(image, ax=ax, label=label, shrink=0.8)
     fig.canvas.draw()
