@@ -47,22 +47,28 @@ def server() -> Iterator[ThreadingHTTPServer]:
         yield httpd
 
 
-def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPServer, tmp_path: Path) -> None:
+def _two_items_on_gpt4o(server: ThreadingHTTPServer, tmp_path: Path, **options: Any) -> Any:
+    """Full over the sample pack's first two items on openai/gpt-4o served by the local server: its log."""
     rows = (sample_pack() / "items.jsonl").read_text().splitlines()[:2]
     items = tmp_path / "items.jsonl"
     items.write_text("\n".join(rows) + "\n")
     host, port = server.server_address[:2]
     model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
-    prices = {"openai/gpt-4o": ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)}
     (log,) = eval(
         longsocial(items=str(items), workflow="full"),
         model=model,
         log_dir=str(tmp_path / "logs"),
         display="none",
         max_retries=0,
-        model_cost_config=prices,
+        **options,
     )
     assert log.status == "success", log.error
+    return log
+
+
+def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPServer, tmp_path: Path) -> None:
+    prices = {"openai/gpt-4o": ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)}
+    log = _two_items_on_gpt4o(server, tmp_path, model_cost_config=prices)
     (row,) = usage_rows([str(log.location)])
     assert row["model"] == "openai/gpt-4o" and row["role"] == "under test"
     assert (row["input_tokens"], row["cache_read_tokens"], row["output_tokens"]) == (400, 1600, 20)
@@ -91,19 +97,7 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
 
     assert version(PRICE_LIST) == PRICE_LIST_VERSION  # the date the ledger prints is this version's
     clear_model_info_cache()  # no prices left registered in this process by an earlier eval's --model-cost-config
-    rows = (sample_pack() / "items.jsonl").read_text().splitlines()[:2]
-    items = tmp_path / "items.jsonl"
-    items.write_text("\n".join(rows) + "\n")
-    host, port = server.server_address[:2]
-    model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", responses_api=False)
-    (log,) = eval(
-        longsocial(items=str(items), workflow="full"),
-        model=model,
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-        max_retries=0,
-    )
-    assert log.status == "success", log.error
+    log = _two_items_on_gpt4o(server, tmp_path)
     (row,) = usage_rows([str(log.location)])
     assert row["cost"] == pytest.approx(2 * (200 * 2.5 + 800 * 1.25 + 10 * 10) / 1e6)  # $0.0032
     assert row["cost_source"] == f"genai-prices {PRICE_LIST_VERSION} (2026-11)" and row["batch"] is False

@@ -632,6 +632,16 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     assert all(p.startswith("human replies, single-reply") for m, p in protocols.items() if m.startswith("Human"))
 
 
+def _study_grader() -> Model:
+    """A judge that scores every process dimension 5 and the blind pair 5 / 10."""
+
+    def judge(*args: Any) -> ModelOutput:
+        body = {"reply_1": {"score": 5}, "reply_2": {"score": 10}} | {k: {"score": 5} for k in COMPONENT_KEYS}
+        return ModelOutput.from_content(model="g", content=json.dumps(body))
+
+    return get_model("mockllm/model", custom_outputs=judge, memoize=False)
+
+
 def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> None:
     from socialbench.benchmarks.sibench.studies import replies, run_label
 
@@ -639,15 +649,8 @@ def test_the_study_key_names_the_run_and_ids_carry_no_order(tmp_path: Any) -> No
     cot = json.dumps({"Motivation": "m", "Cause": "c", "Response": "思考后的回复"}, ensure_ascii=False)
     direct = json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
 
-    def judge(*args: Any) -> ModelOutput:
-        body = {"reply_1": {"score": 5}, "reply_2": {"score": 10}} | {k: {"score": 5} for k in COMPONENT_KEYS}
-        return ModelOutput.from_content(model="g", content=json.dumps(body))
-
-    def grader() -> Model:
-        return get_model("mockllm/model", custom_outputs=judge, memoize=False)
-
-    run({"mode": "paper"}, model_answers([cot, direct]), grader(), 3, folder)
-    run({"mode": "paper", "ablate": "cause"}, model_answers([cot, direct]), grader(), 3, folder)
+    run({"mode": "paper"}, model_answers([cot, direct]), _study_grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([cot, direct]), _study_grader(), 3, folder)
     design = replies(str(folder))
     keys = [item.key for item in design.items]
     assert len(keys) == 6 and {k["ablate"] for k in keys} == {"", "cause"}
@@ -678,16 +681,9 @@ def test_the_studies_show_humans_what_the_judge_saw_and_ask_only_what_an_item_ca
     no_cause = json.dumps({k: v for k, v in full.items() if k != "Cause"}, ensure_ascii=False)
     direct = json.dumps({"Response": "直接的回复"}, ensure_ascii=False)
 
-    def judge(*args: Any) -> ModelOutput:
-        body = {"reply_1": {"score": 5}, "reply_2": {"score": 10}} | {k: {"score": 5} for k in COMPONENT_KEYS}
-        return ModelOutput.from_content(model="g", content=json.dumps(body))
-
-    def grader() -> Model:
-        return get_model("mockllm/model", custom_outputs=judge, memoize=False)
-
-    run({"mode": "paper"}, model_answers([cot, direct]), grader(), 3, folder)
-    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), grader(), 3, folder)
-    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), grader(), 3, ablated)
+    run({"mode": "paper"}, model_answers([cot, direct]), _study_grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), _study_grader(), 3, folder)
+    run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), _study_grader(), 3, ablated)
     shown = replies(str(folder))
     assert [q.name for q in shown.questions] == ["reply_1", "reply_2", "preferred"]
     assert len(shown.items) == 6
