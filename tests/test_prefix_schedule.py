@@ -173,6 +173,22 @@ def test_socialbench_run_builds_each_task_with_its_model_active(tmp_path: Path) 
 
     built = _tasks_per_model(seen, [{}], ["mockllm/model"], None, {}, {"max_connections": 4, "display": "none"})
     assert [(t.window, str(t.model)) for t in built] == [(4, "mockllm/model")]
+    nothing = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "socialbench.cli",
+            "run",
+            "longsocial",
+            "--model",
+            ",",
+            "--log-dir",
+            str(tmp_path / "x"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert nothing.returncode == 2 and "no model named" in nothing.stderr and not (tmp_path / "x").exists()
     cli = [sys.executable, "-m", "socialbench.cli", "run", "longsocial", "--model", "mockllm/model", "--limit", "8"]
     for connections, schedule in ((4, "episodes' first items a window ahead"), (1, "episode order")):
         logs = tmp_path / str(connections)

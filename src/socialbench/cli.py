@@ -518,6 +518,8 @@ def run(
         task_args = (*task_args, "reasoning=true")
     grid = grid_arguments(fn, task_args)
     models = [m.strip() for m in model.split(",") if m.strip()]
+    if not models:  # no task would be built, and inspect would look for tasks in the current folder
+        raise click.BadParameter(f"no model named in {model!r}", param_hint="--model")
     options: dict[str, Any] = {
         "model_roles": _roles(model_roles),
         "limit": limit,
