@@ -686,6 +686,9 @@ def test_the_studies_show_humans_what_the_judge_saw_and_ask_only_what_an_item_ca
     run({"mode": "paper", "ablate": "cause"}, model_answers([no_cause, direct]), _study_grader(), 3, ablated)
     shown = replies(str(folder))
     assert [q.name for q in shown.questions] == ["reply_1", "reply_2", "preferred"]
+    rubric = "Strategically skilled reply that actively guides the conversation"
+    assert all(item.html.count(rubric) == 1 for item in shown.items)  # once a page, not once per question
+    assert not any(rubric in q.description for q in shown.questions)
     assert len(shown.items) == 6
     for item in shown.items:
         assert "思考后的回复" in item.html and "直接的回复" in item.html

@@ -146,6 +146,7 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
         limit: use only the first N samples.
     """
     out: list[studies.Item] = []
+    rubric = studies.escape(_rubric_text(REPLY_RUBRIC.dimensions[0]))
     for info, log, sample, meta in _paper_samples(logs):
         if limit and len(out) >= limit:
             break
@@ -156,13 +157,13 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
         first, second = (cot, direct) if cot_first else (direct, cot)
         html = (
             _conversation(meta) + f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
-            f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
+            f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p><hr>"
+            f"<p><b>Rubric</b> (both replies): {rubric}</p>"
         )
         out.append(_item(seed, log, sample, html, _key(info, log, sample) | {"cot_first": cot_first}))
-    reply_dim = REPLY_RUBRIC.dimensions[0]
-    questions = [
-        studies.Question("reply_1", "radio", "Reply 1 — " + _rubric_text(reply_dim), SCORES),
-        studies.Question("reply_2", "radio", "Reply 2 — " + _rubric_text(reply_dim), SCORES),
+    questions = [  # the rubric is on the page once, under the replies (it was in both questions: twice a page)
+        studies.Question("reply_1", "radio", "Reply 1: its score by the rubric (0 / 5 / 10)", SCORES),
+        studies.Question("reply_2", "radio", "Reply 2: its score by the rubric (0 / 5 / 10)", SCORES),
         studies.Question("preferred", "radio", "Which reply is better? (used only when your two scores are equal)",
                          ["Reply 1", "Reply 2"]),
     ]  # fmt: skip
