@@ -56,3 +56,24 @@ def test_budgets_and_windows_from_inspects_model_data() -> None:
         context_limit(get_model("openai-api/local/unknown-model", api_key="x", base_url="http://127.0.0.1:9"), None)
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "unasked"),
+    [
+        ("anthropic/claude-3-7-sonnet-latest", False),
+        ("anthropic/claude-sonnet-4-5", False),
+        ("anthropic/claude-sonnet-4-5-20250929", False),
+        ("anthropic/claude-opus-4-20250514", False),
+        ("anthropic/claude-opus-4-7", True),
+        ("anthropic/claude-sonnet-5", True),
+        ("bedrock/us.anthropic.claude-opus-4-8-v1:0", True),
+        ("openai/gpt-5", True),
+    ],
+)
+def test_which_models_that_can_reason_do_so_unasked(name: str, unasked: bool) -> None:
+    """Issue 39: the plan gave Claude Sonnet 4.5 without thinking 16,000 reasoning tokens per item. Claude before
+    4.7 thinks only when asked; 4.7 and later think by default (inspect's Anthropic provider)."""
+    from socialbench.shared.budgets import thinks_unasked
+
+    assert thinks_unasked(name) is unasked

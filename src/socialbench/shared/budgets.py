@@ -22,6 +22,7 @@ empty. Reports show these counts wherever the number they affect is shown.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -93,10 +94,23 @@ def reasons(model: Model | str, declared: bool = False) -> bool:
         return True
     info = _info(model)
     name = model if isinstance(model, str) else model.name
-    # Claude thinks only when the request asks for it (Anthropic's extended thinking is opt-in): inspect's model data
-    # says such a model *can* reason, and that alone gives it no reasoning budget
-    can = bool(getattr(info, "reasoning", None)) and "claude" not in name.lower()
-    return can or asks_for_reasoning(effective_config(model))
+    config = effective_config(model)
+    can = bool(getattr(info, "reasoning", None)) and thinks_unasked(name) and config.reasoning_effort != "none"
+    return can or asks_for_reasoning(config)
+
+
+_CLAUDE = re.compile(r"claude-(?:(?:opus|sonnet|haiku|fable|mythos)-)?(\d)(?:[-.](\d{1,2})(?!\d))?")
+
+
+def thinks_unasked(name: str) -> bool:
+    """Whether a model that can reason (inspect's model data) does so without being asked. Claude before 4.7
+    thinks only when the request turns extended thinking on (inspect: ``reasoning_tokens`` or an effort), so its
+    "can reason" gives it no reasoning budget; Claude 4.7 and later think adaptively by default (inspect sends
+    ``reasoning_effort="none"`` as thinking off). Every other model that can reason does."""
+    found = _CLAUDE.search(name.lower())
+    if found is None:
+        return True
+    return (int(found.group(1)), int(found.group(2) or 0)) >= (4, 7)
 
 
 @dataclass(frozen=True)
