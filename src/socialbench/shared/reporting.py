@@ -14,6 +14,7 @@ import io
 import json
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -502,13 +503,7 @@ def latex_caption(title: str, note: str = "") -> str:
 
 def _lines(text: str, width: int) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word stays whole)."""
-    out: list[str] = []
-    for word in text.split(" "):
-        if out and len(out[-1]) + 1 + len(word) <= width:
-            out[-1] += " " + word
-        else:
-            out.append(word)
-    return out or [""]
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 def _stack(lines: Sequence[str], align: str, where: str = "t") -> str:
