@@ -213,8 +213,10 @@ def test_report_files_are_written(reports: dict[str, Path], bench: str) -> None:
         assert (folder / "tables" / f"{name}.csv").exists() and "\\toprule" in (
             folder / "tables" / f"{name}.tex"
         ).read_text()
-    # self-contained: no script, no stylesheet link, nothing fetched
-    assert "<script" not in html and "<link" not in html and not re.search(r'(src|href)="https?:', html)
+    # self-contained: no script file, no stylesheet link, nothing fetched; the one inline script only opens the
+    # samples a number links to (without it the link still lands on their collapsed heading)
+    assert html.count("<script") == 1 and "<script>function openTarget()" in html
+    assert "<link" not in html and not re.search(r'(src|href)="https?:', html) and " src=" not in html
     # what produced it
     assert "mockllm/model" in html and "socialbench" in html and ".eval" in html
     assert "paper" in html.lower()  # --compare-paper adds the paper's numbers, labelled
@@ -283,13 +285,16 @@ def check_figure(fig: Any, name: str) -> None:
             overlap_h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
             assert overlap_w <= 1 or overlap_h <= 1, (name, "overlapping labels", a, b)
     # issue 38: the plot keeps its room whatever the legend holds, and no two series look alike
-    for ax in fig.axes:
-        if ax.get_label() == "<colorbar>":
-            continue
-        share = ax.get_window_extent(renderer).height / frame.height
-        assert share >= PLOT_SHARE, (name, "plot area squeezed to", round(share, 2))
-    looks = [_look(h) for legend in fig.legends for h in legend.legend_handles]
-    assert len(looks) == len(set(looks)), (name, "two series share a style")
+    # (small multiples: the panels together, and each panel at least an inch tall)
+    plots = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    heights = [ax.get_window_extent(renderer).height for ax in plots]
+    share = sum(heights) / frame.height
+    assert share >= PLOT_SHARE, (name, "plot area squeezed to", round(share, 2))
+    assert len(plots) == 1 or min(heights) >= fig.dpi, (name, "a panel under an inch tall")
+    legends = [*fig.legends, *(ax.get_legend() for ax in plots if ax.get_legend() is not None)]
+    for legend in legends:  # within each legend: a panel's legend tells its own series apart
+        looks = [_look(h) for h in legend.legend_handles]
+        assert len(looks) == len(set(looks)), (name, "two series share a style")
 
 
 PLOT_SHARE = 0.3
@@ -317,7 +322,9 @@ def _look(handle: Any) -> tuple[Any, ...]:
 
 
 def legend_labels(fig: Any) -> list[str]:
-    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    """Every legend entry of ``fig`` (the figure's and each panel's), a wrapped label read as one line."""
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+    return [t.get_text().replace("\n", " ") for legend in legends for t in legend.get_texts()]
 
 
 def test_every_series_is_in_the_legend_even_when_its_first_value_is_missing() -> None:
@@ -494,6 +501,12 @@ def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browse
         assert too_wide == [], (bench, too_wide)  # no table needs its own scroll bar either
         html = (folder / "report.html").read_text()
         assert "{'" not in html, bench  # settings as key: value lines, not a Python dict
+        links = page.locator("a[title='the samples behind this number']")
+        if links.count():  # a number's link opens its run's samples, collapsed until then
+            target = links.first.get_attribute("href")
+            assert target is not None and page.locator(target).get_attribute("open") is None
+            links.first.click()
+            page.wait_for_function(f"document.querySelector('{target}').open")
         page.close()
 
 
@@ -544,7 +557,16 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     names = [f"model-{i // 5} · setting-{i % 5} with a long label" for i in range(count)]
     groups = ["C1", "C2", "C3"]
     series = {n: [Estimate(0.5, 0.3, 0.7, 4), Estimate(None), Estimate(1.0, 0.4, 1.0, 1)] for n in names}
-    check_figure(bars("many series", groups, series, paper={"Paper": [0.5, None, 0.6]}), f"bars-{count}")
+    grouped = bars("many series", groups, series, paper={"Paper": [0.5, None, 0.6]})
+    check_figure(grouped, f"bars-{count}")
+    # past nine series (the palette) the bars are small multiples: every series in exactly one panel's legend,
+    # the paper's numbers in every panel, and each panel's bars in colours of their own
+    panels = [ax for ax in grouped.axes if ax.get_legend() is not None] or grouped.axes
+    assert len(panels) == (1 if count <= 9 else math.ceil(count / 9)), len(panels)
+    assert sorted(label for label in legend_labels(grouped) if label.startswith("model-")) == sorted(names)
+    assert legend_labels(grouped).count("Paper") == len(panels)
+    if len(panels) > 1:
+        assert all(len(ax.patches) <= 9 * 3 + 3 for ax in panels)  # ≤ 9 bars per group, n/a stubs, no more
     points = {n: [(float(i), 0.5)] for i, n in enumerate(names)}
     check_figure(scatter("many series", points, "x", "y"), f"scatter-{count}")
     shares = {n: [1 / count] * 3 for n in names}
@@ -605,3 +627,19 @@ def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[
             assert all(r["gold"] == by_id[r["sample id"]].target for r in mine)
     page = (folder / "report.html").read_text()
     assert 'id="samples"' in page and page.count('<details id="samples-') == len(counted)
+    # each number of a table whose rows are runs links to its run's samples: the grid's (LongSocialBench) and the
+    # behavioral and cognitive tables' (PerSo) rows, every link to a list that is on the page
+    targets = re.findall(r'<a href="#(samples-\d+)" title="the samples behind this number">', page)
+    assert set(targets) <= {f"samples-{n}" for n in range(len(counted))}
+    if bench != "sibench":  # SI-Bench's rows are models over several runs: its samples are listed per run only
+        assert set(targets) == {f"samples-{n}" for n in range(len(counted))}, (bench, sorted(set(targets)))
+    if bench == "longsocial":
+        runs = [r["log"] for r in counted]
+        grid = page[page.index('id="table-longsocial-grid"') :]
+        grid = grid[: grid.index("</table>")]
+        for row in re.findall(r"<tr><td>(.*?)</tr>", grid):
+            linked = set(re.findall(r'href="#samples-(\d+)"', row))
+            assert len(linked) == 1, row  # a row's numbers all open the same run's samples
+            (setting, model) = re.findall(r"<td>([^<]*)</td>", "<td>" + row)[:2]
+            header = read_eval_log(runs[int(linked.pop())], header_only=True).eval
+            assert header.model == model and str(header.task_args.get("workflow", "full")) in setting, row

@@ -214,6 +214,35 @@ def _label_references(ax: Any, references: Mapping[str, float], scale: float, x_
     ax.set_xlim(x0, x1)
 
 
+FACET_SERIES = len(PALETTE)
+"""Series per panel of grouped bars: past this many, bars are drawn as small multiples (panels stacked on one
+shared axis, each with a legend of its own), so that within a panel colour alone tells series apart."""
+MAX_PANELS = 4
+"""Panels per figure: four keep each panel's plot and legend readable on a page; past 36 series the panels hold
+more than the palette and add fill patterns."""
+PANEL_LEGEND_WIDTH = 2.0
+"""inches: the legend column beside each panel"""
+
+
+def _panels(count: int) -> list[range]:
+    """The series of each panel: one panel up to `FACET_SERIES`, else as few panels as keep each within it (at
+    most `MAX_PANELS`), filled evenly."""
+    if count <= FACET_SERIES:
+        return [range(count)]
+    panels = min(MAX_PANELS, math.ceil(count / FACET_SERIES))
+    per = math.ceil(count / panels)
+    return [range(start, min(count, start + per)) for start in range(0, count, per)]
+
+
+@dataclass
+class _Panel:
+    """What one panel of `bars` drew: its axes, legend entries and every estimate with its slot."""
+
+    ax: Any
+    handles: list[Any]
+    estimates: list[tuple[float, Estimate]]
+
+
 def bars(
     title: str,
     groups: Sequence[str],
@@ -230,60 +259,85 @@ def bars(
     """Grouped bars (one group per label, one bar per series) with 95% CI whiskers and ``n_label=N`` above each
     bar; missing values as hatched stubs marked "n/a"; ``references`` as dashed lines labelled at the line;
     ``paper`` series as hollow markers, in the slot of the series named ``paper_matches`` (the quantity the
-    paper's number is comparable with) or spread over the group. Non-negative quantities start at 0."""
+    paper's number is comparable with) or spread over the group. Non-negative quantities start at 0.
+
+    Past `FACET_SERIES` series the bars are small multiples: panels stacked over the same groups and the same
+    y axis, each with its own legend beside it (the paper's series in every panel where they have no series to
+    stand beside), so no panel holds more bars per group than colours tell apart."""
     ours = [(name, list(values)) for name, values in series.items()]
     printed = list((paper or {}).items())
     if paper_matches not in series:  # nothing to stand beside: each paper series gets a slot of its own
         paper_matches = None
-    k = max(1, len(ours))
-    slots = len(groups) * (k + (len(printed) if paper_matches is None and printed else 0))
-    width = width or (COLUMN_WIDTH if slots <= (4 if references else 10) else TEXT_WIDTH)
-    fig, ax = _new(width, 2.6 if width == COLUMN_WIDTH else 3.0)
-    x = np.arange(len(groups), dtype=float)
+    matched = list(series).index(paper_matches) if paper_matches is not None else -1
+    panels = _panels(len(ours))
+    faceted = len(panels) > 1
+    k = max(1, max(len(p) for p in panels))
     paper_slots = len(printed) if paper_matches is None else 0
+    slots = len(groups) * (k + paper_slots)
+    width = width or (COLUMN_WIDTH if not faceted and slots <= (4 if references else 10) else TEXT_WIDTH)
+    if faceted:
+        legend_rows = max(
+            sum(1 + _wrap(ours[i][0], PANEL_LEGEND_WIDTH - 0.35, MIN_FONT).count("\n") for i in members) + len(printed)
+            for members in panels
+        )
+        panel_height = max(1.5, legend_rows * LEGEND_ROW + 0.35)
+        fig = Figure(figsize=(width, min(9.0, 0.8 + panel_height * len(panels))), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = list(np.atleast_1d(fig.subplots(len(panels), 1, sharex=True, sharey=True)))
+    else:
+        fig, ax = _new(width, 2.6 if width == COLUMN_WIDTH else 3.0)
+        axes = [ax]
+    x = np.arange(len(groups), dtype=float)
     slot = 0.8 / (k + paper_slots)
     values_seen: list[float] = [0.0]
-    handles: list[Any] = []
+    drawn: list[_Panel] = []
     any_missing = False
-    estimates: list[tuple[float, Estimate]] = []
-    for i, (name, values) in enumerate(ours):
-        offset = x - 0.4 + slot * (i + 0.5)
-        look = series_style(i)
-        color = look["color"]
-        handles.append(Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=name))
-        for j, est in enumerate(values[: len(groups)]):
-            if est.missing:
-                any_missing = True
-                estimates.append((offset[j], est))
-                continue
-            value = float(est.value or 0.0) * scale
-            ax.bar(offset[j], value, slot * 0.92, color=color, hatch=look["hatch"], edgecolor="white", lw=0, zorder=2)
-            if value == 0:  # a bar of height 0 would draw nothing: a thick line in the series' colour at 0
-                half = slot * 0.46
-                ax.plot(
-                    [offset[j] - half, offset[j] + half], [0, 0], color=color, lw=2.5, solid_capstyle="butt", zorder=3
-                )
-            values_seen.append(value)
-            if est.low is not None and est.high is not None:
-                lo, hi = est.low * scale, est.high * scale
-                # a whisker never points inward (an interval computed apart may round past its estimate)
-                below, above = max(0.0, value - lo), max(0.0, hi - value)
-                ax.errorbar(offset[j], value, yerr=[[below], [above]], color="black", capsize=1.5, lw=0.7)
-                values_seen += [lo, hi]
-            estimates.append((offset[j], est))
-    for p, (name, numbers) in enumerate(printed):
-        if paper_matches is not None:
-            at = x - 0.4 + slot * (list(series).index(paper_matches) + 0.5)
-        else:
-            at = x - 0.4 + slot * (k + p + 0.5)
-        marker = PAPER_MARKERS[p % len(PAPER_MARKERS)]
-        shown = [(at[j], float(v) * scale) for j, v in enumerate(numbers[: len(groups)]) if v is not None]
-        label = name if "paper" in name.lower() else f"{name} (paper)"
-        handles.append(Line2D([], [], ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, label=label))
-        if shown:
-            xs, ys = zip(*shown, strict=True)
-            ax.plot(xs, ys, ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, zorder=4)
-            values_seen += list(ys)
+    for ax, members in zip(axes, panels, strict=True):
+        panel = _Panel(ax, [], [])
+        drawn.append(panel)
+        for local, i in enumerate(members):
+            name, values = ours[i]
+            offset = x - 0.4 + slot * (local + 0.5)
+            look = series_style(local)  # a panel's own styles: its legend is beside it
+            color = look["color"]
+            label = _wrap(name, PANEL_LEGEND_WIDTH - 0.35, MIN_FONT) if faceted else name
+            panel.handles.append(Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=label))
+            for j, est in enumerate(values[: len(groups)]):
+                panel.estimates.append((offset[j], est))
+                if est.missing:
+                    any_missing = True
+                    continue
+                value = float(est.value or 0.0) * scale
+                ax.bar(offset[j], value, slot * 0.92, color=color, hatch=look["hatch"], edgecolor="white", lw=0,
+                       zorder=2)  # fmt: skip
+                if value == 0:  # a bar of height 0 would draw nothing: a thick line in the series' colour at 0
+                    half = slot * 0.46
+                    ax.plot([offset[j] - half, offset[j] + half], [0, 0], color=color, lw=2.5,
+                            solid_capstyle="butt", zorder=3)  # fmt: skip
+                values_seen.append(value)
+                if est.low is not None and est.high is not None:
+                    lo, hi = est.low * scale, est.high * scale
+                    # a whisker never points inward (an interval computed apart may round past its estimate)
+                    below, above = max(0.0, value - lo), max(0.0, hi - value)
+                    ax.errorbar(offset[j], value, yerr=[[below], [above]], color="black", capsize=1.5, lw=0.7)
+                    values_seen += [lo, hi]
+        if paper_matches is not None and matched not in members:
+            continue  # the paper's numbers stand beside their series, in its panel only
+        for p, (name, numbers) in enumerate(printed):
+            if paper_matches is not None:
+                at = x - 0.4 + slot * (matched - members.start + 0.5)
+            else:
+                at = x - 0.4 + slot * (len(members) + p + 0.5)
+            marker = PAPER_MARKERS[p % len(PAPER_MARKERS)]
+            shown = [(at[j], float(v) * scale) for j, v in enumerate(numbers[: len(groups)]) if v is not None]
+            label = name if "paper" in name.lower() else f"{name} (paper)"
+            panel.handles.append(
+                Line2D([], [], ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, label=label)
+            )
+            if shown:
+                xs, ys = zip(*shown, strict=True)
+                ax.plot(xs, ys, ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, zorder=4)
+                values_seen += list(ys)
     if printed:
         _note(fig, "Hollow markers are the paper's numbers (none where the paper gives none).")
     bottom = min(values_seen)
@@ -293,46 +347,76 @@ def bars(
         ylim = (min(0.0, bottom - headroom * 0.3) if bottom < 0 else 0.0, top + headroom)
         for value in (references or {}).values():
             ylim = (min(ylim[0], value * scale), max(ylim[1], value * scale * 1.05))
-    ax.set_ylim(*ylim)
-    if scale == 100.0 and "%" in ylabel and ylim[1] > 100:  # headroom for the n labels, but no tick past 100%
-        ax.set_yticks([t for t in ax.get_yticks() if ylim[0] <= t <= 100 + 1e-9])
     right = len(groups) - 0.5 + (1.2 if references else 0.0) * max(1.0, len(groups) / 6)
-    ax.set_xlim(-0.5, right)
-    if bottom < 0:
-        ax.axhline(0, color="black", lw=0.6)
-    _group_ticks(ax, x, groups, width * (len(groups) / (right + 0.5)))
-    ax.set_ylabel(ylabel)
-    ax.set_title(_wrap(title, width - 0.4))
-    slot_pt = _slot_points(fig, ax, 1, slot)
+    for panel in drawn:
+        panel.ax.set_ylim(*ylim)
+        if scale == 100.0 and "%" in ylabel and ylim[1] > 100:  # headroom for the n labels, but no tick past 100%
+            panel.ax.set_yticks([t for t in panel.ax.get_yticks() if ylim[0] <= t <= 100 + 1e-9])
+        panel.ax.set_xlim(-0.5, right)
+        if bottom < 0:
+            panel.ax.axhline(0, color="black", lw=0.6)
+        panel.ax.set_ylabel(ylabel)
+    _group_ticks(axes[-1], x, groups, width * (len(groups) / (right + 0.5)))
+    if faceted:
+        fig.suptitle(_wrap(title, width - 0.4), fontsize=8)
+        for panel, members in zip(drawn, panels, strict=True):
+            panel.ax.set_title(f"series {members.start + 1}–{members.stop} of {len(ours)}", loc="left",
+                               fontsize=MIN_FONT)  # fmt: skip
+            panel.ax.legend(handles=panel.handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+        _note(fig, f"{len(ours)} series in {len(panels)} panels over the same groups and scale; each panel's "
+                   "colours are its own (see its legend).")  # fmt: skip
+    else:
+        axes[0].set_title(_wrap(title, width - 0.4))
+    slot_pt = _slot_points(fig, axes[0], 1, slot)
     lift = (ylim[1] - ylim[0]) * 0.01
-    for at_x, est in estimates:
-        if est.missing:
-            ax.bar(at_x, (ylim[1] - ylim[0]) * 0.03, slot * 0.92, bottom=max(0.0, ylim[0]), fill=False,
-                   hatch="////", edgecolor="grey", lw=0.6, zorder=2)  # fmt: skip
-            if slot_pt >= MIN_FONT + 1:
-                ax.text(at_x, max(0.0, ylim[0]) + (ylim[1] - ylim[0]) * 0.04, "n/a", rotation=90, ha="center",
-                        va="bottom", fontsize=MIN_FONT, color="dimgrey")  # fmt: skip
-            continue
-        y = max(float(est.value or 0.0) * scale, est.high * scale if est.high is not None else -math.inf) + lift
-        if est.n and slot_pt >= 4 * MIN_FONT * 0.6:
-            ax.text(at_x, y, f"{n_label}={est.n}", ha="center", va="bottom", fontsize=MIN_FONT)
-        elif est.n and slot_pt >= MIN_FONT + 1:  # upright when one digit: a "8" on its side reads as "∞"
-            turn = 0 if est.n < 10 else 90
-            ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=turn)
+    estimates = [e for panel in drawn for e in panel.estimates]
+    for panel in drawn:
+        for at_x, est in panel.estimates:
+            _count_or_stub(panel.ax, at_x, est, ylim, slot, slot_pt, scale, lift, n_label)
     if slot_pt < 4 * MIN_FONT * 0.6 and any(e.n for _, e in estimates):
         counts = sorted({e.n for _, e in estimates if e.n})
         span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
         where = "written vertically above each bar" if slot_pt >= MIN_FONT + 1 else "in the table"
         _note(fig, f"{n_label} per bar ({span}) {where}.")
+    common: list[Any] = []  # entries every panel shares: under the figure once
     if any_missing:
-        handles.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
+        common.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
         if slot_pt < MIN_FONT + 1:
             _note(fig, "Hatched stubs mark values without data (n/a).")
     if any(e.low is not None for _, e in estimates):
-        handles.append(Line2D([], [], color="black", lw=0.7, marker="|", label="95% CI"))
-    _legend(fig, handles, width)  # first: the legend takes room from the axes, which the label spacing needs
-    _label_references(ax, references or {}, scale, len(groups) - 0.45)
+        common.append(Line2D([], [], color="black", lw=0.7, marker="|", label="95% CI"))
+    # first: the legend takes room from the axes, which the label spacing needs
+    _legend(fig, common if faceted else drawn[0].handles + common, width)
+    for panel in drawn:
+        _label_references(panel.ax, references or {}, scale, len(groups) - 0.45)
     return fig
+
+
+def _count_or_stub(
+    ax: Any,
+    at_x: float,
+    est: Estimate,
+    ylim: tuple[float, float],
+    slot: float,
+    slot_pt: float,
+    scale: float,
+    lift: float,
+    n_label: str,
+) -> None:
+    """Above a bar its ``n`` (as ``n_label=N`` where the slot is wide enough, the bare number where not, upright
+    when one digit: an "8" on its side reads as "∞"); for a missing value a hatched stub marked "n/a"."""
+    if est.missing:
+        ax.bar(at_x, (ylim[1] - ylim[0]) * 0.03, slot * 0.92, bottom=max(0.0, ylim[0]), fill=False,
+               hatch="////", edgecolor="grey", lw=0.6, zorder=2)  # fmt: skip
+        if slot_pt >= MIN_FONT + 1:
+            ax.text(at_x, max(0.0, ylim[0]) + (ylim[1] - ylim[0]) * 0.04, "n/a", rotation=90, ha="center",
+                    va="bottom", fontsize=MIN_FONT, color="dimgrey")  # fmt: skip
+        return
+    y = max(float(est.value or 0.0) * scale, est.high * scale if est.high is not None else -math.inf) + lift
+    if est.n and slot_pt >= 4 * MIN_FONT * 0.6:
+        ax.text(at_x, y, f"{n_label}={est.n}", ha="center", va="bottom", fontsize=MIN_FONT)
+    elif est.n and slot_pt >= MIN_FONT + 1:
+        ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=0 if est.n < 10 else 90)
 
 
 def dots(

@@ -15,7 +15,7 @@ import json
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -48,6 +48,8 @@ class Table:
     decimals: int = 1
     show_n: bool = False
     """Write each `Estimate`'s n in its cell (``value [low, high] n=N``), for tables without an n column."""
+    row_logs: list[str | None] = field(default_factory=list)
+    """The log behind each row, where a row is one run: in HTML its numbers link to that run's samples."""
 
     def cell(self, value: Any) -> str:
         text = format_value(value, self.decimals)
@@ -236,18 +238,26 @@ table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 """
 
 
-def _table_html(table: Table) -> str:
+def _table_html(table: Table, samples: Mapping[str, str] | None = None) -> str:
+    """The table; where a row is one run (`Table.row_logs`) and that run's samples are on the page (``samples``:
+    log -> anchor), each of the row's numbers links to them."""
     numeric = [table.numeric(i) for i in range(len(table.columns))]
     head = "".join(
         f"<th{' class=num' if num else ''}>{html.escape(c)}</th>" for c, num in zip(table.columns, numeric, strict=True)
     )
+
+    def cell(value: Any, num: bool, target: str | None) -> str:
+        text = _cell_html(table, value)
+        if target and num and format_value(value) != MISSING:
+            text = f'<a href="#{target}" title="the samples behind this number">{text}</a>'
+        return f"<td{' class=num' if num else ''}>{text}</td>"
+
+    logs = table.row_logs or [None] * len(table.rows)
     body = "".join(
         "<tr>"
-        + "".join(
-            f"<td{' class=num' if num else ''}>{_cell_html(table, v)}</td>" for v, num in zip(row, numeric, strict=True)
-        )
+        + "".join(cell(v, num, (samples or {}).get(log or "")) for v, num in zip(row, numeric, strict=True))
         + "</tr>"
-        for row in table.rows
+        for row, log in zip(table.rows, logs, strict=True)
     )
     note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
     return (
@@ -306,9 +316,11 @@ def render_html(doc: Document) -> str:
             '<h3 id="left-out">Logs left out</h3><table class="provenance"><thead><tr><th>log</th><th>why</th></tr>'
             f"</thead><tbody>{left}</tbody></table>"
         )
+    sample_rows = sample_table(doc)
+    samples = _sample_anchors(doc, sample_rows)
     sections = "".join(
         f"<h2>{html.escape(s.title)}</h2>"
-        + "".join(_table_html(p) if isinstance(p, Table) else _figure_html(p) for p in s.parts)
+        + "".join(_table_html(p, samples) if isinstance(p, Table) else _figure_html(p) for p in s.parts)
         for s in doc.sections
     )
     # a reader sees what the report covers first, its numbers next, and the full record of every run at the end
@@ -317,12 +329,13 @@ def render_html(doc: Document) -> str:
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
-        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}{_samples_html(doc)}"
+        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
+        f"{_samples_html(doc, sample_rows)}"
         f'<h2 id="provenance-section">What produced this report</h2>'
         f'<details id="provenance-details"{" open" if failed or prov.get("left_out") else ""}>'
         f"<summary>Every run and log (socialbench version, settings, dates, status)</summary>"
         f"{header}</details>"
-        "</body></html>"
+        f"{_OPEN_TARGET}</body></html>"
     )
 
 
@@ -360,10 +373,24 @@ def sample_table(doc: Document) -> list[list[Any]]:
             extracted(r["log"], _sample_rows, persist=True)]  # fmt: skip
 
 
-def _samples_html(doc: Document) -> str:
+def _sample_anchors(doc: Document, rows: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """Each counted run's log -> the id of its samples on the page (none when the page cannot list them)."""
+    if len(rows) > HTML_SAMPLES:
+        return {}
+    return {str(r["log"]): f"samples-{n}" for n, r in enumerate(doc.provenance["runs"])}
+
+
+_OPEN_TARGET = (
+    "<script>function openTarget(){const t=document.getElementById(location.hash.slice(1));"
+    "if(t&&t.tagName==='DETAILS'){t.open=true;t.scrollIntoView();}}"
+    "addEventListener('hashchange',openTarget);addEventListener('DOMContentLoaded',openTarget);</script>"
+)
+"""A link to a run's samples opens its collapsed table (a `<details>` does not open by itself when targeted)."""
+
+
+def _samples_html(doc: Document, rows: Sequence[Sequence[Any]]) -> str:
     """Per run, a collapsed table of its samples (the items, gold, answers and scores behind every cell), with the
     log and sample id that open the transcript in `inspect view`."""
-    rows = sample_table(doc)
     if len(rows) > HTML_SAMPLES:
         return (
             f'<h2 id="samples">Samples</h2><p>{len(rows):,} samples: too many for this page; every one is in '

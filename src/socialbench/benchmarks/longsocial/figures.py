@@ -106,6 +106,7 @@ def document(
             ]
             for c in cells
         ],
+        row_logs=[c["log"] for c in cells],
         note=" ".join(
             [
                 "A setting marked [truncated k/n] kept only the thread-order prefix of the discussion that fit the "
@@ -167,7 +168,7 @@ def document(
         ("by_platform", "Accuracy by platform (Fig. 6)", "longsocial-platform", None),
     ):
         rows = data[key]
-        group_names = groups or sorted({g for r in rows for g in r if g not in ("model", "workflow")})
+        group_names = groups or sorted({g for r in rows for g in r if g not in ("model", "workflow", "log")})
         series = {_run_label(r): [from_line(r.get(g), n="asked") for g in group_names] for r in rows}
         figure = bars(title, group_names, series, references={"chance (25%)": 0.25})
         table = Table(
@@ -176,6 +177,7 @@ def document(
             ["model", "setting", *group_names],
             [[r["model"], r["workflow"], *[_pct_estimate(r.get(g)) for g in group_names]] for r in rows],
             show_n=True,
+            row_logs=[r["log"] for r in rows],
         )
         sections.append(Section(title, [Figure(fig_name, title, figure), table]))
 

@@ -484,7 +484,14 @@ def by_group(runs: list[Run], key: str) -> list[dict[str, Any]]:
             groups = {PAPER_PLATFORMS.get(p, f"{p} (not a paper platform)"): [] for p in names}
             for r in run.rows:
                 groups[PAPER_PLATFORMS.get(str(r["platform"]), f"{r['platform']} (not a paper platform)")].append(r)
-        out.append({"model": run.model, "workflow": run.label, **{g: group_line(rs) for g, rs in groups.items()}})
+        out.append(
+            {
+                "model": run.model,
+                "workflow": run.label,
+                "log": run.path,
+                **{g: group_line(rs) for g, rs in groups.items()},
+            }
+        )
     return out
 
 

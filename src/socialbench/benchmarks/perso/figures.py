@@ -116,6 +116,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 ]
                 for r in behavioral
             ],
+            row_logs=[r["log"] for r in behavioral],
         )
         sections.append(Section("Behavioral task (§3.2.1)", [*behavioral_figures, table]))
     if cognitive:
@@ -148,6 +149,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 for r in cognitive
             ],
             show_n=True,
+            row_logs=[r["log"] for r in cognitive],
         )
         sections.append(
             Section(
