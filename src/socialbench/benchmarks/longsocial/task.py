@@ -165,9 +165,16 @@ def _item_start(question: Question) -> str:
     return "Question: " + question.stem
 
 
-def _laid_out(workflow: Workflow, model: Model, text: str, question: Question) -> str | list[Content]:
-    """The whole discussion is the same for every item of the episode: it goes first, as its own cached block."""
-    return layout(model, text, _item_start(question)) if workflow.prompt_cache == "prefix" else text
+def _laid_out(
+    workflow: Workflow, model: Model, text: str, question: Question, context: Mapping[str, Any]
+) -> str | list[Content]:
+    """The whole discussion is the same for every item of the episode: it goes first, as its own cached block.
+    Where the item's earlier call wrote the prompt's start (RAG's notes), that start is the block the answer reads."""
+    if workflow.prompt_cache == "prefix":
+        return layout(model, text, _item_start(question))
+    if workflow.prompt_cache == "item":
+        return layout(model, text, workflow.reread_from(question, context))
+    return text
 
 
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
@@ -213,7 +220,7 @@ def prepare(
         state.metadata["selection"] = selection.info
         state.metadata[CONTEXT] = context
         text = workflow.prompt(thread, selection.nodes, question, context)
-        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question))]
+        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question, context))]
         return state
 
     return solve
@@ -267,7 +274,7 @@ def fit_context(
             state.metadata[OVERLENGTH] = True
             state.completed = True
             return state
-        state.user_prompt.content = _laid_out(workflow, model, best[1], question)
+        state.user_prompt.content = _laid_out(workflow, model, best[1], question, context)
         state.metadata["truncated"] = {
             "strategy": "thread-order prefix",
             "kept_posts": best[0],

@@ -69,17 +69,21 @@ class Env:
         return call_budget(self.model, default, self.max_tokens, self.declared_reasoning)
 
     async def ask(
-        self, kind: str, text: str, default: int, item_start: str | None = None
+        self, kind: str, text: str, default: int, item_start: str | None = None, reread_from: str | None = None
     ) -> tuple[ModelOutput, Budget]:
         """One intermediate call of ``kind`` (`shared.budgets.CALL_KINDS`) under the budget policy, counted.
 
         With ``item_start`` (where the item's own text begins), the part before it is shared by the episode's
         items: it is sent as a cached block where the provider honours marks, and the episode's other items wait
-        until the first item's call has been answered, so they read its cache entry (`shared.caching`). Without
-        it the call is sent as one string, as before."""
+        until the first item's call has been answered, so they read its cache entry (`shared.caching`). With
+        ``reread_from``, the part before it is read again by this item's own next call (RAG's answer after its
+        notes): sent as a cached block, nothing held back. Without either the call is sent as one string."""
         budget = self.budget(default)
         config = GenerateConfig(max_tokens=budget.tokens)
-        if item_start is None or self.gate is None:
+        if reread_from is not None:
+            message = ChatMessageUser(content=layout(self.model, text, reread_from))
+            output = await self.model.generate([message], config=config)
+        elif item_start is None or self.gate is None:
             output = await self.model.generate(text, config=config)
         else:
             async with self.gate.turn(self.model, text, item_start):
@@ -116,15 +120,22 @@ class Workflow:
     answer_shared: bool = True
     """Whether the answer call's prompt can share a cache entry with another item's (False: the answer is over
     posts this item chose, so its call writes no cache entry)."""
-    prompt_cache: Literal["prefix", "off", "auto"] = "off"
+    prompt_cache: Literal["prefix", "item", "off", "auto"] = "off"
     """How provider prompt caches are used (docs/models.md): ``prefix`` when every item of an episode sees the same
-    whole discussion (the prompt is sent as a cached discussion block + the item's block); ``off`` when items share
-    nothing worth a cache write (retrieved or scoped posts, probes: no cache writes billed); ``auto`` leaves the
-    provider's automatic caching as it is (settings with intermediate calls over the whole discussion)."""
+    whole discussion (the prompt is sent as a cached discussion block + the item's block); ``item`` when an item's
+    own calls share their start (RAG: the notes call writes the retrieved posts as a cached block, the answer call
+    reads it; `reread_from`); ``off`` when items share nothing worth a cache write (retrieved or scoped posts,
+    probes: no cache writes billed); ``auto`` leaves the provider's automatic caching as it is (settings with
+    intermediate calls over the whole discussion)."""
 
     @property
     def params(self) -> dict[str, Any]:
         return {}
+
+    def reread_from(self, question: Question, context: Mapping[str, Any]) -> str:
+        """With ``prompt_cache="item"``: where the answer prompt stops repeating the item's earlier call (the part
+        before it is the cached block that call wrote)."""
+        return "Question: " + question.stem
 
     @property
     def reasoning(self) -> bool:
@@ -273,6 +284,13 @@ class AnchorRAG(Retrieval):
     NOTE_TOKENS = 96
     """The budget of one note of one region (docs/longsocial.md); the call gets it per note per region, + 64."""
 
+    prompt_cache = "item"
+
+    def reread_from(self, question: Question, context: Mapping[str, Any]) -> str:
+        """The notes call and the answer call both start with the instructions and the retrieved posts; the
+        answer's own part starts with the notes (or, without notes, the question)."""
+        return prompts.NOTES_HEADER if context.get("notes") else super().reread_from(question, context)
+
     def notes_budget(self, regions_count: int) -> int:
         return self.NOTE_TOKENS * self.anchors * max(1, regions_count) + 64
 
@@ -283,7 +301,10 @@ class AnchorRAG(Retrieval):
         text = prompts.anchor_notes_prompt(
             render_thread(thread, nodes=list(nodes)), listing, question.stem, question.options, self.anchors
         )
-        output, budget = await env.ask("notes", text, self.notes_budget(len(parts)))
+        # the instructions and the retrieved posts open the answer prompt too: a cached block the answer reads
+        output, budget = await env.ask(
+            "notes", text, self.notes_budget(len(parts)), reread_from=self.reread_from(question, {})
+        )
         notes, dropped = cited_only(strip_thinking(output.completion), {ids[n.id] for n in nodes})
         return {"notes": notes, "notes_budget": budget.tokens, "regions": len(parts), "dropped_citations": dropped}
 
