@@ -555,9 +555,10 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     from socialbench.shared.figures import Estimate, bars, heatmap, scatter, stacked_shares
 
     names = [f"model-{i // 5} · setting-{i % 5} with a long label" for i in range(count)]
-    groups = ["C1", "C2", "C3"]
-    series = {n: [Estimate(0.5, 0.3, 0.7, 4), Estimate(None), Estimate(1.0, 0.4, 1.0, 1)] for n in names}
-    grouped = bars("many series", groups, series, paper={"Paper": [0.5, None, 0.6]})
+    groups = ["C1", "C2", "C3", "C4"]
+    cells = [Estimate(0.5, 0.3, 0.7, 4), Estimate(None), Estimate(1.0, 0.4, 1.0, 1), Estimate(0.62, 0.59, 0.65, 1000)]
+    series = {n: cells for n in names}  # cells of n = 4, none, 1 and 1,000
+    grouped = bars("many series", groups, series, paper={"Paper": [0.5, None, 0.6, 0.7]})
     check_figure(grouped, f"bars-{count}")
     # past nine series (the palette) the bars are small multiples: every series in exactly one panel's legend,
     # the paper's numbers in every panel, and each panel's bars in colours of their own
@@ -566,10 +567,10 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     assert sorted(label for label in legend_labels(grouped) if label.startswith("model-")) == sorted(names)
     assert legend_labels(grouped).count("Paper") == len(panels)
     if len(panels) > 1:
-        assert all(len(ax.patches) <= 9 * 3 + 3 for ax in panels)  # ≤ 9 bars per group, n/a stubs, no more
+        assert all(len(ax.patches) <= 9 * 4 + 4 for ax in panels)  # ≤ 9 bars per group, n/a stubs, no more
     points = {n: [(float(i), 0.5)] for i, n in enumerate(names)}
     check_figure(scatter("many series", points, "x", "y"), f"scatter-{count}")
-    shares = {n: [1 / count] * 3 for n in names}
+    shares = {n: [1 / count] * 4 for n in names}
     check_figure(stacked_shares("many shares", groups, shares), f"shares-{count}")
     # settings with their marks as rows of one model's column (the labels once took the width: no plot at all)
     rows = [f"{n} [fell back to Full on 1/1] [retrieve calls cut off or empty on 1/1]" for n in names]

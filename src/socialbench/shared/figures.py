@@ -16,7 +16,7 @@ import math
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 
@@ -43,6 +43,10 @@ HATCHES = ("", "...", "xxx", "---", "+++", "ooo", "|||")
 """Fill patterns that, with the palette, tell bar series apart past nine (never ``////``: that marks n/a)."""
 MARKERS = "osD^vPX*h"
 """Point shapes that, with the palette, tell point series apart past nine."""
+DIGIT_PT = MIN_FONT * 0.6
+"""points: the width of one character at `MIN_FONT` (DejaVu Sans, the estimate `_wrap` uses)."""
+CountStyle = Literal["named", "bare", "vertical", "none"]
+"""How a figure writes the n above its bars: ``n=12``, ``12``, ``12`` on its side, or not (the caption says)."""
 LEGEND_ROW = 0.17
 """inches: the height of one legend row at `MIN_FONT`."""
 
@@ -370,13 +374,21 @@ def bars(
     slot_pt = _slot_points(fig, axes[0], 1, slot)
     lift = (ylim[1] - ylim[0]) * 0.01
     estimates = [e for panel in drawn for e in panel.estimates]
+    counts = sorted({e.n for _, e in estimates if e.n})
+    digits = len(str(counts[-1])) if counts else 1
+    # one way of writing n for the whole figure, the widest that fits every slot: "n=1000" is wider than "n=4"
+    if slot_pt >= (len(n_label) + 1 + digits) * DIGIT_PT:
+        counted: CountStyle = "named"
+    elif slot_pt >= digits * DIGIT_PT:
+        counted = "bare"
+    else:
+        counted = "vertical" if slot_pt >= MIN_FONT + 1 else "none"
     for panel in drawn:
         for at_x, est in panel.estimates:
-            _count_or_stub(panel.ax, at_x, est, ylim, slot, slot_pt, scale, lift, n_label)
-    if slot_pt < 4 * MIN_FONT * 0.6 and any(e.n for _, e in estimates):
-        counts = sorted({e.n for _, e in estimates if e.n})
+            _count_or_stub(panel.ax, at_x, est, ylim, slot, slot_pt, scale, lift, n_label, counted)
+    if counted != "named" and counts:
         span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
-        where = "written vertically above each bar" if slot_pt >= MIN_FONT + 1 else "in the table"
+        where = {"bare": "above each bar", "vertical": "written vertically above each bar"}.get(counted, "in the table")
         _note(fig, f"{n_label} per bar ({span}) {where}.")
     common: list[Any] = []  # entries every panel shares: under the figure once
     if any_missing:
@@ -402,9 +414,11 @@ def _count_or_stub(
     scale: float,
     lift: float,
     n_label: str,
+    counted: CountStyle,
 ) -> None:
-    """Above a bar its ``n`` (as ``n_label=N`` where the slot is wide enough, the bare number where not, upright
-    when one digit: an "8" on its side reads as "∞"); for a missing value a hatched stub marked "n/a"."""
+    """Above a bar its ``n`` as the figure writes them (``n_label=N``, the bare number, the number on its side --
+    upright when one digit: an "8" on its side reads as "∞" -- or not at all); for a missing value a hatched stub
+    marked "n/a"."""
     if est.missing:
         ax.bar(at_x, (ylim[1] - ylim[0]) * 0.03, slot * 0.92, bottom=max(0.0, ylim[0]), fill=False,
                hatch="////", edgecolor="grey", lw=0.6, zorder=2)  # fmt: skip
@@ -413,10 +427,11 @@ def _count_or_stub(
                     va="bottom", fontsize=MIN_FONT, color="dimgrey")  # fmt: skip
         return
     y = max(float(est.value or 0.0) * scale, est.high * scale if est.high is not None else -math.inf) + lift
-    if est.n and slot_pt >= 4 * MIN_FONT * 0.6:
-        ax.text(at_x, y, f"{n_label}={est.n}", ha="center", va="bottom", fontsize=MIN_FONT)
-    elif est.n and slot_pt >= MIN_FONT + 1:
-        ax.text(at_x, y, f"{est.n}", ha="center", va="bottom", fontsize=MIN_FONT, rotation=0 if est.n < 10 else 90)
+    if not est.n or counted == "none":
+        return
+    text = f"{n_label}={est.n}" if counted == "named" else f"{est.n}"
+    upright = counted in ("named", "bare") or est.n < 10
+    ax.text(at_x, y, text, ha="center", va="bottom", fontsize=MIN_FONT, rotation=0 if upright else 90)
 
 
 def dots(
