@@ -182,7 +182,11 @@ async def _alone(gate: Any, model: Any, prompt: str, item_start: str) -> AsyncIt
 
 def run(base_url: str, items: str, scheduled: bool, max_connections: int | None, folder: Path) -> float:
     # socialbench before the scheduler: episode order (one connection as far as the order knows), nothing held back
-    before = {(caching.PrefixGate, "turn"): asynccontextmanager(_alone), (task_module, "active_connections"): lambda: 1}
+    before = {
+        (caching.PrefixGate, "turn"): asynccontextmanager(_alone),
+        (task_module, "active_connections"): lambda: 1,
+        (task_module, "active_slots"): lambda: 0,
+    }
     saved = {key: getattr(*key) for key in before}
     if not scheduled:
         for (owner, name), value in before.items():

@@ -142,6 +142,18 @@ def recording_server(reply: Any) -> Iterator[Any]:
             self.end_headers()
             self.wfile.write(data)
 
+        def do_GET(self) -> None:  # llama-server's /props when the test gives the server some, else 404
+            props = getattr(self.server, "props", None)
+            if self.path != "/props" or props is None:
+                self.send_error(404)
+                return
+            data = json.dumps(props).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
         def log_message(self, *args: Any) -> None:
             pass
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 import math
 import random
@@ -224,7 +225,9 @@ def run_mock(task_args: dict[str, Any], answers: dict[str, str], tmp_path: Path)
 
 
 def test_full_context_end_to_end_on_mockllm(tmp_path: Path) -> None:
-    task = longsocial()
+    # built as outside any eval: an earlier eval of the same process leaves its model active (and its connections
+    # would set the schedule's window)
+    task = contextvars.Context().run(longsocial)
     samples = list(task.dataset)
     assert len({s.id for s in samples}) == len(samples)
     assert all(s.id == f"{s.metadata['episode_id']}:{s.metadata['item_id']}" for s in samples)  # type: ignore[index]

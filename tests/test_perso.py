@@ -4,6 +4,7 @@ human agreement and the report."""
 from __future__ import annotations
 
 import bz2
+import contextvars
 import io
 import json
 import math
@@ -344,7 +345,8 @@ def _run(task: Any, outputs: dict[str, list[str]], tmp_path: Path) -> EvalLog:
 
 
 def test_behavioral_on_mockllm_counts_reasks_invalid_and_position(tmp_path: Path) -> None:
-    task = perso(task="behavioral", subset="3", unchecked="admit")
+    # built as outside any eval (an earlier eval of the same process leaves its model active: its window would order)
+    task = contextvars.Context().run(perso, task="behavioral", subset="3", unchecked="admit")
     samples = list(task.dataset)
     assert [s.metadata["order"] for s in samples] == ["winner-first", "loser-first"] * 3  # type: ignore[index]
     assert all(s.metadata["pair_id"] in str(s.id) for s in samples)  # type: ignore[index]

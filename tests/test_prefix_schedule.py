@@ -24,7 +24,7 @@ from inspect_ai.model._generate_config import set_active_generate_config
 
 from conftest import recording_server
 from socialbench.benchmarks.longsocial import longsocial
-from socialbench.shared.caching import PrefixGate, first_of_each_group
+from socialbench.shared.caching import PrefixGate, first_of_each_group, round_robin
 
 
 def _slow_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
@@ -83,6 +83,29 @@ def test_an_episodes_other_items_arrive_after_its_first_is_answered(server: Any,
     turns = [s.metadata["prefix_turn"] for s in log.samples]
     assert turns.count("first") == 9 and turns.count("after first") == 27
     assert log.eval.metadata["schedule"] == "episodes' first items a window ahead"
+
+
+def test_a_llama_server_gets_one_request_per_episode_at_a_time_and_episodes_side_by_side(
+    server: Any, tmp_path: Path
+) -> None:
+    """Issue 39: on llama.cpp's server with several slots the schedule saved nothing: an episode's held items were
+    released together and landed on different slots, each prefilling the episode. A server whose /props says it
+    has slots now gets one request of an episode at a time (each lands on the slot the one before filled) while
+    other episodes keep the other connections busy."""
+    server.props = {"total_slots": 2}
+    log = _run(server, tmp_path, max_connections=2)
+    assert log.eval.metadata["schedule"].endswith("(llama-server slots)")
+    groups = _groups(server.timings)
+    assert len(server.timings) == 36 and len(groups) == 9
+    for runs in groups.values():  # never two requests of an episode in flight
+        assert all(later >= answered for (_, answered), (later, _) in pairwise(runs)), runs
+    assert server.peak == 2  # two episodes side by side
+
+
+def test_the_round_robin_order_takes_width_groups_in_turn() -> None:
+    items = ["a1", "a2", "a3", "b1", "c1", "c2"]
+    assert round_robin(items, lambda i: i[0], 2) == ["a1", "b1", "a2", "c1", "a3", "c2"]
+    assert round_robin(items, lambda i: i[0], 1) == items
 
 
 def test_one_connection_keeps_episode_order_and_holds_nothing_back(server: Any, tmp_path: Path) -> None:

@@ -14,13 +14,25 @@ concurrency inspect would send an episode's items together, so each would write 
 back the other items of a prefix group until the first has been answered, while different groups run side by side,
 and `first_of_each_group` orders a dataset so that the groups' first items start first (the held-back items then do
 not fill the sample slots). With one connection (the embedded model) nothing is held back or reordered: items run
-in episode order, which is what llama.cpp's own prefix cache needs.
+in episode order, which is what llama.cpp's own prefix cache needs. A llama.cpp ``llama-server`` with several
+slots (`slot_count`) caches per slot: there a group's requests go one at a time, and LongSocialBench takes the
+episodes in turn (`round_robin`) so that the connections serve different episodes.
+
+Items that see posts chosen without the model (retrieval) share starts of different lengths: `trie_marks` plans
+where each marks them and the order to send them in, `split_at` cuts the prompt there, and `PrefixGate.turn_at`
+holds a request until the earlier one writing the longest start it reads has been answered.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import AsyncIterator, Callable, Hashable, Sequence
+import itertools
+import json
+import os
+import re
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal, TypeVar
 
@@ -30,6 +42,9 @@ from inspect_ai.model._generate_config import active_generate_config
 
 T = TypeVar("T")
 Turn = Literal["first", "after first", "alone"]
+
+MIN_CACHED_TOKENS = 1024
+"""The shortest prompt start Anthropic's and OpenAI's prompt caches store (tokens)."""
 
 MARKING_PROVIDERS = frozenset({"anthropic"})
 """Providers whose prompt cache needs (and honours) an explicit mark on the shared block."""
@@ -54,6 +69,68 @@ def layout(model: Model, prompt: str, item_start: str) -> str | list[Content]:
     return cached_prefix(prompt, item_start) if honours_cache_marks(model) else prompt
 
 
+def split_at(prompt: str, marks: Sequence[int]) -> str | list[Content]:
+    """``prompt`` as blocks that end at each mark (character offsets; each block carries the cache boundary),
+    then the rest; unchanged without marks inside it. The blocks concatenated are the prompt."""
+    cuts = sorted({m for m in marks if 0 < m < len(prompt)})
+    if not cuts:
+        return prompt
+    starts = [0, *cuts[:-1]]
+    blocks: list[Content] = [
+        ContentText(text=prompt[a:b], cache_breakpoint=True) for a, b in zip(starts, cuts, strict=True)
+    ]
+    return [*blocks, ContentText(text=prompt[cuts[-1] :])]
+
+
+def joined(content: str | Sequence[Content]) -> str:
+    """The text `split_at` cut, whole again (inspect's ``ChatMessage.text`` puts a line break between parts)."""
+    return content if isinstance(content, str) else "".join(c.text for c in content if isinstance(c, ContentText))
+
+
+def layout_at(model: Model, prompt: str, marks: Sequence[int]) -> str | list[Content]:
+    """`split_at` where the provider honours marks, else the prompt as one string."""
+    return split_at(prompt, marks) if honours_cache_marks(model) else prompt
+
+
+MAX_MARKS = 4
+"""Anthropic honours at most four cache marks per request."""
+
+
+def trie_marks(heads: Mapping[str, str], long_enough: Callable[[str], bool], limit: int = MAX_MARKS - 1) -> list[
+    tuple[str, list[int]]
+]:  # fmt: skip
+    """Where each prompt start (``heads``: key -> the text before the item's own part, e.g. the instructions and
+    the posts an item retrieved) should carry a cache mark, and the order to send them in, so that every start two
+    or more heads share is written once and read by the others -- the least a prefix cache can bill them.
+
+    Sorted, the heads form a trie walked depth first: each shares with its neighbour the longest start it shares
+    with any other. A head marks what it shares with the one before (to read it) and each shared start that it is
+    the first to reach (to write it: where the next heads part from it, shallowest last); a start counts only when
+    ``long_enough`` (providers cache 1,024 tokens or more) and ends at a line break (a post's end), and of the
+    writes the ``limit`` - 1 worth most (length x readers) are kept. Returns (key, marks) in sending order."""
+    order = sorted(heads, key=lambda k: heads[k])
+    shared: list[int] = []
+    for a, b in itertools.pairwise(order):
+        x, y = heads[a], heads[b]
+        n = len(os.path.commonprefix([x, y]))  # noqa: RUF071 -- character by character is what is meant
+        if n < min(len(x), len(y)):  # they part mid-line: the last whole line both have
+            n = x.rfind("\n", 0, n) + 1
+        shared.append(n if n and long_enough(x[:n]) else 0)
+    planned = []
+    for i, key in enumerate(order):
+        read = shared[i - 1] if i else 0
+        writes: dict[int, int] = {}  # shared start -> how many later heads read it
+        low = len(heads[key])
+        for n in shared[i:]:
+            low = min(low, n)
+            if low <= read:
+                break
+            writes[low] = writes.get(low, 0) + 1
+        kept = sorted(writes, key=lambda n: n * writes[n], reverse=True)[: max(0, limit - (1 if read else 0))]
+        planned.append((key, sorted({read, *kept} - {0})))
+    return planned
+
+
 def shared_part(prompt: str, item_start: str) -> str | None:
     """The part of ``prompt`` before the item's own text (where ``item_start`` last begins), or None."""
     at = prompt.rfind(item_start)
@@ -76,6 +153,65 @@ def active_connections() -> int:
         return connections(get_model())
     except Exception:  # no active model and no default one: inspect raises its own error types here
         return 1
+
+
+SLOT_PROVIDERS = frozenset({"openai-api", "openai", "vllm", "llama-cpp-python", "sglang"})
+"""Providers that may front a llama.cpp ``llama-server`` (OpenAI-compatible, reached by a base URL)."""
+
+
+@functools.cache
+def _server_slots(base_url: str) -> int:
+    root = re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+    try:
+        with urllib.request.urlopen(root + "/props", timeout=2) as response:
+            props = json.loads(response.read())
+    except (OSError, ValueError):  # not there, not JSON, refused, timed out: not a slot server
+        return 0
+    slots = props.get("total_slots") if isinstance(props, dict) else None
+    return slots if isinstance(slots, int) and slots > 0 else 0
+
+
+def slot_count(model: Model) -> int:
+    """The slots of the llama.cpp ``llama-server`` behind ``model`` (its ``/props`` gives ``total_slots``); 0 for
+    any other server. Each slot keeps its own prompt cache and the server gives a request the idle slot whose cache
+    is most like its prompt, so a prefix group's requests sent together land on different slots and each prefills
+    the shared part. Asked once per server (2 s timeout), only for OpenAI-compatible providers with a base URL of
+    their own (never api.openai.com)."""
+    base_url = getattr(model.api, "base_url", None)
+    if str(model).split("/", 1)[0] not in SLOT_PROVIDERS or not base_url or "api.openai.com" in base_url:
+        return 0
+    return _server_slots(str(base_url))
+
+
+def active_slots() -> int:
+    """`slot_count` of the model a task is being created for; 0 when there is none."""
+    from inspect_ai.model import get_model
+
+    try:
+        model = get_model()
+    except Exception:  # no active model and no default one (see active_connections)
+        return 0
+    return slot_count(model) if connections(model) > 1 else 0
+
+
+def round_robin(items: Sequence[T], group: Callable[[T], Hashable], width: int) -> list[T]:
+    """Items kept in their order within each group, ``width`` groups at a time taken in turn (g1, g2, g3, g1, ...):
+    with one request of a group in flight at a time (a server with per-slot caches), ``width`` connections stay
+    busy with ``width`` different groups, and a finished group's place goes to the next group."""
+    groups: dict[Hashable, list[T]] = {}
+    for item in items:
+        groups.setdefault(group(item), []).append(item)
+    pending = [list(run) for run in groups.values()]
+    active, ordered = pending[: max(1, width)], []
+    pending = pending[max(1, width) :]
+    while active:
+        for run in list(active):
+            ordered.append(run.pop(0))
+            if not run:
+                active.remove(run)
+                if pending:
+                    active.append(pending.pop(0))
+    return ordered
 
 
 def first_of_each_group(items: Sequence[T], group: Callable[[T], Hashable], window: int) -> list[T]:
@@ -107,6 +243,7 @@ class PrefixGate:
 
     def __init__(self) -> None:
         self._answered: dict[tuple[str, str], anyio.Event] = {}
+        self._serial: dict[tuple[str, str], anyio.Lock] = {}
 
     @asynccontextmanager
     async def turn(self, model: Model, prompt: str, item_start: str) -> AsyncIterator[Turn]:
@@ -115,6 +252,13 @@ class PrefixGate:
             yield "alone"
             return
         key = (str(model), hashlib.sha256(shared.encode()).hexdigest())
+        if await anyio.to_thread.run_sync(slot_count, model) > 1:
+            # a llama-server: its slots cache apart, so a group's requests go one at a time (each lands on the
+            # slot the one before it filled) while other groups use the other slots
+            first = key not in self._serial
+            async with self._serial.setdefault(key, anyio.Lock()):
+                yield "first" if first else "after first"
+            return
         answered = self._answered.get(key)
         if answered is None:
             answered = self._answered[key] = anyio.Event()
@@ -125,3 +269,29 @@ class PrefixGate:
         else:
             await answered.wait()
             yield "after first"
+
+    @asynccontextmanager
+    async def turn_at(self, model: Model, prompt: str, marks: Sequence[int]) -> AsyncIterator[Turn]:
+        """`turn` for a prompt with several marked starts (`trie_marks`): a request waits for the request that
+        arrived before it with the longest of its starts, until answered (it then reads that entry), and holds back
+        later requests with the longer starts it will write. A cache writes only past what a request read, so it
+        does not claim the shorter starts it reads past: a later request that needs one writes it. Requests wait
+        only on earlier arrivals, so nothing waits on an item that never comes."""
+        keys = [
+            (str(model), hashlib.sha256(prompt[:m].encode()).hexdigest())
+            for m in sorted(set(marks))
+            if 0 < m <= len(prompt)
+        ]
+        if not keys or connections(model) <= 1:
+            yield "alone"
+            return
+        known = [n for n, k in enumerate(keys) if k in self._answered]
+        earlier = self._answered[keys[known[-1]]] if known else None
+        mine = [self._answered.setdefault(k, anyio.Event()) for k in keys[known[-1] + 1 if known else 0 :]]
+        try:
+            if earlier is not None:
+                await earlier.wait()
+            yield "first" if earlier is None else "after first"
+        finally:
+            for answered in mine:
+                answered.set()

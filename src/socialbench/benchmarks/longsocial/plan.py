@@ -2,8 +2,10 @@
 
 Planned settings are those whose prompt is known before the run and whose items share the whole discussion: one
 answer call per item over the complete episode (Full and the chain-of-thought prompts). Retrieval, RAG and
-structure-aware settings choose their posts at run time (their prompt is not known in advance), Reflect makes two
-calls and open answer adds grader calls; the plan names them as not planned instead of guessing.
+structure-aware settings share starts that differ per item (their cache entries follow each episode's trie of
+retrieved posts, `task.plan_marks`; RAG adds a notes call), the LLM retriever chooses its posts at run time,
+Reflect makes two calls and open answer adds grader calls; the plan names them as not planned instead of
+guessing.
 
 Two item sets:
 - an items file and its episodes (default: the sample pack): every prompt rendered as the task renders it (options in
@@ -113,7 +115,7 @@ def plan(
     if refused := [w.name for w in workflows if not plannable(w)]:
         can = ", ".join(w.name for w in WORKFLOWS.values() if plannable(w))
         raise ValueError(
-            f"not planned: {', '.join(refused)} (posts chosen at run time, several calls or grader calls per item); "
+            f"not planned: {', '.join(refused)} (posts per item, several calls or grader calls per item); "
             f"planned settings: {can}"
         )
     _, _, threads, items = load_pack(task_args.get("items"), task_args.get("episodes"))

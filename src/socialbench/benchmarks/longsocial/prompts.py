@@ -60,12 +60,9 @@ def full_prompt(discussion: str, stem: str, options: Sequence[str]) -> str:
     return f"{INTRO}\n\n{discussion}\nQuestion: {stem}\n{format_options(options)}\n\n{FULL_INSTRUCTION}\nAnswer:"
 
 
-NOTES_HEADER = "Notes on the retrieved posts:\n"
-
-
 def choice_prompt(intro: str, discussion: str, stem: str, options: Sequence[str], notes: str = "") -> str:
     """Retrieved or otherwise selected posts (and optional anchor notes), the question, a one-letter answer."""
-    notes_block = f"{NOTES_HEADER}{notes}\n\n" if notes else ""
+    notes_block = f"Notes on the retrieved posts:\n{notes}\n\n" if notes else ""
     return (
         f"{intro}\n\n{discussion}\n{notes_block}Question: {stem}\n{format_options(options)}\n\n"
         f"{FULL_INSTRUCTION}\nAnswer:"

@@ -24,14 +24,25 @@ from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
 from ...shared.budgets import call_budget, checked_budget, known_context, reasons, record_call
-from ...shared.caching import PrefixGate, active_connections, first_of_each_group, layout
+from ...shared.caching import (
+    MIN_CACHED_TOKENS,
+    PrefixGate,
+    active_connections,
+    active_slots,
+    first_of_each_group,
+    joined,
+    layout,
+    layout_at,
+    round_robin,
+    trie_marks,
+)
 from ...shared.embeddings import load_embedder
 from ...shared.memory import Collector
 from ...shared.metrics import OVERLENGTH
 from ...shared.runs import INPUTS, file_digest, input_record, version
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
 from .scorer import ANSWER_MODE, choice_letter, open_answer_judge
-from .workflows import Env, Question, ScopeError, Workflow, get_workflow, gold_scope_posts
+from .workflows import Env, Question, Retrieval, ScopeError, StructureAware, Workflow, get_workflow, gold_scope_posts
 
 AnswerMode = Literal["auto", "generate", "logprobs"]
 Overlength = Literal["skip", "truncate"]
@@ -165,16 +176,55 @@ def _item_start(question: Question) -> str:
     return "Question: " + question.stem
 
 
-def _laid_out(
-    workflow: Workflow, model: Model, text: str, question: Question, context: Mapping[str, Any]
-) -> str | list[Content]:
+CACHE_MARKS = "cache_marks"
+"""Sample metadata: where a ``planned`` setting's prompt carries its cache marks (character offsets)."""
+
+
+def _laid_out(workflow: Workflow, model: Model, text: str, question: Question, marks: list[int]) -> str | list[Content]:
     """The whole discussion is the same for every item of the episode: it goes first, as its own cached block.
-    Where the item's earlier call wrote the prompt's start (RAG's notes), that start is the block the answer reads."""
+    A planned setting's prompt is cut at its planned marks (`plan_marks`)."""
     if workflow.prompt_cache == "prefix":
         return layout(model, text, _item_start(question))
-    if workflow.prompt_cache == "item":
-        return layout(model, text, workflow.reread_from(question, context))
+    if workflow.prompt_cache == "planned":
+        return layout_at(model, text, marks)
     return text
+
+
+def _long_enough(text: str) -> bool:
+    """Whether a provider caches this start: Anthropic and OpenAI cache prompts of 1,024 tokens or more (counted
+    in cl100k here: the plan is made before any model is called)."""
+    return len(text) >= MIN_CACHED_TOKENS and count_tokens(text) >= MIN_CACHED_TOKENS
+
+
+def plan_marks(
+    workflow: Workflow, threads: Mapping[str, Thread], items: list[Item], embedder: str
+) -> tuple[list[Item], dict[str, list[int]]]:
+    """``prompt_cache="planned"`` (posts chosen without the model): each episode's items in the order of their
+    prompt starts' trie, with the marks that let every start two items share be written once and read by the
+    others (`shared.caching.trie_marks`); RAG also marks its whole start, which its answer reads after its notes
+    call. Retrieval shows the posts in thread order, so items often share the root and the earliest replies."""
+    assert isinstance(workflow, Retrieval | StructureAware)
+    groups: dict[str, list[Item]] = {}
+    for item in items:
+        groups.setdefault(item.episode_id, []).append(item)
+    ordered: list[Item] = []
+    marks: dict[str, list[int]] = {}
+    for episode_id, group in groups.items():
+        thread = threads[episode_id]
+        heads = {
+            item.id: workflow.head(
+                thread,
+                [thread.node(i) for i in workflow.retrieved(thread, item.stem, embedder)],
+                Question(stem=item.stem, options=list(item.options), metadata={}),
+            )
+            for item in group
+        }
+        by_id = {item.id: item for item in group}
+        for item_id, at in trie_marks(heads, _long_enough):
+            head = heads[item_id]
+            marks[item_id] = sorted({*at, len(head)}) if workflow.rereads_head and _long_enough(head) else at
+            ordered.append(by_id[item_id])
+    return ordered, marks
 
 
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
@@ -210,6 +260,7 @@ def prepare(
             declared_reasoning=reasoning,
             max_tokens=max_tokens,
             gate=gate,
+            marks=state.metadata.get(CACHE_MARKS) or [],
         )
         selection = await workflow.select(thread, question, env)
         context = await workflow.annotate(thread, selection.nodes, question, env)
@@ -220,7 +271,8 @@ def prepare(
         state.metadata["selection"] = selection.info
         state.metadata[CONTEXT] = context
         text = workflow.prompt(thread, selection.nodes, question, context)
-        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question, context))]
+        marks = state.metadata.get(CACHE_MARKS) or []
+        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question, marks))]
         return state
 
     return solve
@@ -274,7 +326,8 @@ def fit_context(
             state.metadata[OVERLENGTH] = True
             state.completed = True
             return state
-        state.user_prompt.content = _laid_out(workflow, model, best[1], question, context)
+        state.metadata[CACHE_MARKS] = []  # re-rendered from fewer posts: the planned marks no longer fit
+        state.user_prompt.content = _laid_out(workflow, model, best[1], question, [])
         state.metadata["truncated"] = {
             "strategy": "thread-order prefix",
             "kept_posts": best[0],
@@ -310,9 +363,16 @@ def answer(
         resolved = resolve_answer_mode(mode, workflow)
         state.metadata[ANSWER_MODE] = resolved
         model = get_model()
-        # an episode's other items wait until its first is answered, so they read the cache it wrote
-        shared = state.user_prompt.text if workflow.prompt_cache == "prefix" else ""
-        async with gate.turn(model, shared, _item_start(question_of(state))) as turn:
+        # an episode's other items wait until its first is answered, so they read the cache it wrote; a planned
+        # setting's items wait for the earlier items writing a start they read (RAG's notes call took that turn)
+        marks = state.metadata.get(CACHE_MARKS) or []
+        if workflow.prompt_cache == "planned":
+            turn_at = [] if workflow.rereads_head else marks
+            waiting = gate.turn_at(model, joined(state.user_prompt.content), turn_at)
+        else:
+            shared = state.user_prompt.text if workflow.prompt_cache == "prefix" else ""
+            waiting = gate.turn(model, shared, _item_start(question_of(state)))
+        async with waiting as turn:
             state.metadata["prefix_turn"] = turn
             if resolved == "logprobs":
                 return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
@@ -320,7 +380,8 @@ def answer(
             state.metadata["answer_budget"] = budget.as_dict()
 
             # an answer over posts this item chose shares nothing: no cache entry written (Anthropic bills 1.25x)
-            no_cache: dict[str, Any] = {} if workflow.answer_shared else {"cache_prompt": False}
+            shares = workflow.answer_shared and (workflow.prompt_cache != "planned" or bool(marks))
+            no_cache: dict[str, Any] = {} if shares else {"cache_prompt": False}
 
             async def ask(state: TaskState) -> TaskState:
                 state = await generate(state, max_tokens=budget.tokens, **no_cache)
@@ -403,13 +464,25 @@ def longsocial(
     # concurrency each episode's first item starts a window of episodes ahead (see shared.caching).
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
-    window = active_connections() if flow.prompt_cache == "prefix" else 1
-    loaded = first_of_each_group(loaded, lambda i: i.episode_id, window)
+    marks: dict[str, list[int]] = {}
+    if flow.prompt_cache == "planned":
+        loaded, marks = plan_marks(flow, threads, loaded, embedder)
+    window = active_connections() if flow.prompt_cache in ("prefix", "planned") else 1
+    slots = active_slots() if flow.prompt_cache == "prefix" else 0
+    if slots > 1:  # a llama-server: one request per episode in flight, episodes side by side (`shared.caching`)
+        loaded = round_robin(loaded, lambda i: i.episode_id, min(window, slots))
+        schedule = f"one item per episode in flight, {min(window, slots)} episodes in turn (llama-server slots)"
+    else:
+        loaded = first_of_each_group(loaded, lambda i: i.episode_id, window)
+        schedule = "episodes' first items a window ahead" if window > 1 else "episode order"
     shuffle_seed = None if seed < 0 else seed
+    samples = [record_to_sample(i, shuffle_seed) for i in loaded]
+    for sample, item in zip(samples, loaded, strict=True):
+        if item.id in marks:
+            assert sample.metadata is not None
+            sample.metadata[CACHE_MARKS] = marks[item.id]
     return Task(
-        dataset=MemoryDataset(
-            [record_to_sample(i, shuffle_seed) for i in loaded], name="longsocial", location=str(items_path)
-        ),
+        dataset=MemoryDataset(samples, name="longsocial", location=str(items_path)),
         display_name=f"longsocial/{workflow}",  # inspect view tells the settings apart
         tags=[f"workflow={workflow}", f"seed={seed}"],
         solver=[
@@ -428,7 +501,7 @@ def longsocial(
             "workflow_params": flow.params,
             "workflow_needs": sorted(flow.needs),
             "prompt_cache": flow.prompt_cache,
-            "schedule": "episodes' first items a window ahead" if window > 1 else "episode order",
+            "schedule": schedule,
             "diagnostic": flow.diagnostic,
             "embedder": embedder_name,
             "skipped_without_oracle": without_oracle,

@@ -21,6 +21,7 @@ import difflib
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,7 +33,7 @@ from ...conversations.render import render_node, render_thread, short_ids
 from ...shared import retrieval
 from ...shared.answers import strip_thinking
 from ...shared.budgets import Budget, call_budget, record_call
-from ...shared.caching import PrefixGate, layout
+from ...shared.caching import PrefixGate, layout, layout_at
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from . import prompts
 
@@ -60,7 +61,9 @@ class Env:
     max_tokens: int | None = None
     """``-T max_tokens``: the budget of every call."""
     gate: PrefixGate | None = None
-    """The task's gate for intermediate calls over a shared prefix (`ask` with ``item_start``)."""
+    """The task's gate for intermediate calls over a shared prefix (`ask` with ``item_start`` or ``marked``)."""
+    marks: Sequence[int] = ()
+    """Where the item's prompt start carries cache marks (``prompt_cache="planned"``; `shared.caching.trie_marks`)."""
 
     async def count(self, text: str) -> int:
         return await self.model.api.count_text_tokens(text)
@@ -69,20 +72,26 @@ class Env:
         return call_budget(self.model, default, self.max_tokens, self.declared_reasoning)
 
     async def ask(
-        self, kind: str, text: str, default: int, item_start: str | None = None, reread_from: str | None = None
+        self, kind: str, text: str, default: int, item_start: str | None = None, marked: bool = False
     ) -> tuple[ModelOutput, Budget]:
         """One intermediate call of ``kind`` (`shared.budgets.CALL_KINDS`) under the budget policy, counted.
 
         With ``item_start`` (where the item's own text begins), the part before it is shared by the episode's
         items: it is sent as a cached block where the provider honours marks, and the episode's other items wait
         until the first item's call has been answered, so they read its cache entry (`shared.caching`). With
-        ``reread_from``, the part before it is read again by this item's own next call (RAG's answer after its
-        notes): sent as a cached block, nothing held back. Without either the call is sent as one string."""
+        ``marked``, the text starts with the item's prompt start and is cut at its planned marks (`marks`), taking
+        its turn at them (RAG's notes call: the answer call reads what it wrote). Without either the call is sent
+        as one string."""
         budget = self.budget(default)
         config = GenerateConfig(max_tokens=budget.tokens)
-        if reread_from is not None:
-            message = ChatMessageUser(content=layout(self.model, text, reread_from))
-            output = await self.model.generate([message], config=config)
+        if marked:
+            if not self.marks:  # nothing shared and nothing read again: no cache entry to pay for
+                output = await self.model.generate(text, config=config.merge(GenerateConfig(cache_prompt=False)))
+            else:
+                turn = self.gate.turn_at(self.model, text, self.marks) if self.gate else nullcontext()
+                async with turn:
+                    message = ChatMessageUser(content=layout_at(self.model, text, self.marks))
+                    output = await self.model.generate([message], config=config)
         elif item_start is None or self.gate is None:
             output = await self.model.generate(text, config=config)
         else:
@@ -120,22 +129,25 @@ class Workflow:
     answer_shared: bool = True
     """Whether the answer call's prompt can share a cache entry with another item's (False: the answer is over
     posts this item chose, so its call writes no cache entry)."""
-    prompt_cache: Literal["prefix", "item", "off", "auto"] = "off"
+    prompt_cache: Literal["prefix", "planned", "off", "auto"] = "off"
     """How provider prompt caches are used (docs/models.md): ``prefix`` when every item of an episode sees the same
-    whole discussion (the prompt is sent as a cached discussion block + the item's block); ``item`` when an item's
-    own calls share their start (RAG: the notes call writes the retrieved posts as a cached block, the answer call
-    reads it; `reread_from`); ``off`` when items share nothing worth a cache write (retrieved or scoped posts,
-    probes: no cache writes billed); ``auto`` leaves the provider's automatic caching as it is (settings with
-    intermediate calls over the whole discussion)."""
+    whole discussion (the prompt is sent as a cached discussion block + the item's block); ``planned`` when items
+    see posts chosen without the model (`retrieved`) whose starts items of an episode may share: the task plans
+    the marks and the order before the run (`shared.caching.trie_marks`); ``off`` when items share nothing worth a
+    cache write (scoped posts, probes: no cache writes billed); ``auto`` leaves the provider's automatic caching as
+    it is (settings with intermediate calls over the whole discussion)."""
+    rereads_head: bool = False
+    """Whether an earlier call of the item starts as its answer prompt does (RAG's notes call): that start is
+    marked in both, so the answer reads what the earlier call wrote."""
 
     @property
     def params(self) -> dict[str, Any]:
         return {}
 
-    def reread_from(self, question: Question, context: Mapping[str, Any]) -> str:
-        """With ``prompt_cache="item"``: where the answer prompt stops repeating the item's earlier call (the part
-        before it is the cached block that call wrote)."""
-        return "Question: " + question.stem
+    def head(self, thread: Thread, nodes: Sequence[Node], question: Question) -> str:
+        """The answer prompt's start: everything before the item's own part (the question and, for RAG, its notes)."""
+        text = self.prompt(thread, nodes, question, {})
+        return text[: text.rfind("Question: " + question.stem)]
 
     @property
     def reasoning(self) -> bool:
@@ -205,6 +217,7 @@ class Retrieval(Workflow):
     """Comment-level retrieval with the question stem as the query; top k passed in original thread order."""
 
     needs = frozenset({"retriever"})
+    prompt_cache = "planned"
 
     def __init__(self, retriever: retrieval.Retriever, k: int) -> None:
         self.retriever = retriever
@@ -284,12 +297,7 @@ class AnchorRAG(Retrieval):
     NOTE_TOKENS = 96
     """The budget of one note of one region (docs/longsocial.md); the call gets it per note per region, + 64."""
 
-    prompt_cache = "item"
-
-    def reread_from(self, question: Question, context: Mapping[str, Any]) -> str:
-        """The notes call and the answer call both start with the instructions and the retrieved posts; the
-        answer's own part starts with the notes (or, without notes, the question)."""
-        return prompts.NOTES_HEADER if context.get("notes") else super().reread_from(question, context)
+    rereads_head = True  # the notes call and the answer both start with the instructions and the retrieved posts
 
     def notes_budget(self, regions_count: int) -> int:
         return self.NOTE_TOKENS * self.anchors * max(1, regions_count) + 64
@@ -302,9 +310,7 @@ class AnchorRAG(Retrieval):
             render_thread(thread, nodes=list(nodes)), listing, question.stem, question.options, self.anchors
         )
         # the instructions and the retrieved posts open the answer prompt too: a cached block the answer reads
-        output, budget = await env.ask(
-            "notes", text, self.notes_budget(len(parts)), reread_from=self.reread_from(question, {})
-        )
+        output, budget = await env.ask("notes", text, self.notes_budget(len(parts)), marked=True)
         notes, dropped = cited_only(strip_thinking(output.completion), {ids[n.id] for n in nodes})
         return {"notes": notes, "notes_budget": budget.tokens, "regions": len(parts), "dropped_citations": dropped}
 
@@ -407,6 +413,7 @@ class StructureAware(Workflow):
     family = "Structure-aware retrieval"
     reference = "Table 12 / Table 14, Structure-aware retrieval"
     needs = frozenset({"retriever"})
+    prompt_cache = "planned"
 
     def __init__(self, mode: str, k: int = 20, budget: int = 50) -> None:
         self.mode = mode
