@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -115,6 +116,18 @@ class Recorder(ThreadingHTTPServer):
 
 class _Forward(BaseHTTPRequestHandler):
     server: Recorder
+
+    def do_GET(self) -> None:  # /props (how socialbench tells a llama-server and its slots), /health
+        try:
+            with urllib.request.urlopen(self.server.upstream + self.path, timeout=60) as response:
+                status, data = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, data = error.code, error.read()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers["Content-Length"]))
