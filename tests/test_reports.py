@@ -528,6 +528,32 @@ def test_a_plain_number_in_a_column_of_estimates_is_written_to_the_csv(tmp_path:
     assert rows[1][:4] == ["a", "44.7", "43.0", "46.5"] and rows[2][:2] == ["b", "72.4"] and rows[3][1] == ""
 
 
+def test_a_row_over_several_runs_links_to_the_list_of_them() -> None:
+    """Issue 38: SI-Bench's Table 1 pools a model's single-reply runs (CoT and direct) in one row: its numbers link
+    to a list of those runs under the table, each opening its samples; a row of one run links straight to it; a
+    run whose samples are not on the page is not linked."""
+    from socialbench.shared.figures import Estimate
+    from socialbench.shared.reporting import _table_html
+
+    table = Table(
+        "t1",
+        "scores",
+        ["model", "score"],
+        [["m1", Estimate(5.0, 4.0, 6.0, 10)], ["m2", Estimate(6.0, 5.0, 7.0, 10)], ["m3", 1.0]],
+        row_logs=[["cot.eval", "direct.eval"], ["paper.eval"], "gone.eval"],
+    )
+    samples = {"cot.eval": ("samples-0", "m1 · mode=cot"), "direct.eval": ("samples-1", "m1 · mode=direct"),
+               "paper.eval": ("samples-2", "m2")}  # fmt: skip
+    page = _table_html(table, samples)
+    rows = re.findall(r"<tr>(.*?)</tr>", page)[1:]
+    assert 'href="#table-t1-row-0"' in rows[0] and 'href="#samples-2"' in rows[1] and "href" not in rows[2]
+    (pooled,) = re.findall(r'<li id="table-t1-row-0">(.*?)</li>', page)
+    assert re.findall(r'href="#(samples-\d)">([^<]*)</a>', pooled) == [
+        ("samples-0", "m1 · mode=cot"),
+        ("samples-1", "m1 · mode=direct"),
+    ]
+
+
 def test_an_accuracy_interval_is_an_interval_at_small_n_and_at_100_percent() -> None:
     """Issue 38: the percentile bootstrap gave "100.0 [100.0, 100.0] n=4". A 0/1 accuracy gets the Wilson score
     interval, computed here by hand: centre (p + z^2/2n) / (1 + z^2/n), half-width z sqrt(p(1-p)/n + z^2/4n^2) /
@@ -632,8 +658,14 @@ def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[
     # behavioral and cognitive tables' (PerSo) rows, every link to a list that is on the page
     targets = re.findall(r'<a href="#(samples-\d+)" title="the samples behind this number">', page)
     assert set(targets) <= {f"samples-{n}" for n in range(len(counted))}
-    if bench != "sibench":  # SI-Bench's rows are models over several runs: its samples are listed per run only
+    if bench != "sibench":
         assert set(targets) == {f"samples-{n}" for n in range(len(counted))}, (bench, sorted(set(targets)))
+    else:  # Table 1's numbers open the run they come from: the paper-protocol run, not the ablation or the others
+        table1 = page[page.index('id="table-sibench-table1"') :]
+        table1 = table1[: table1.index("</section>")]
+        (linked,) = set(re.findall(r'<a href="#samples-(\d+)" title="the samples behind', table1))
+        header = read_eval_log(counted[int(linked)]["log"], header_only=True).eval
+        assert header.task_args.get("mode", "paper") == "paper" and not header.task_args.get("ablate")
     if bench == "longsocial":
         runs = [r["log"] for r in counted]
         grid = page[page.index('id="table-longsocial-grid"') :]

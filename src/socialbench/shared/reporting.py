@@ -48,8 +48,9 @@ class Table:
     decimals: int = 1
     show_n: bool = False
     """Write each `Estimate`'s n in its cell (``value [low, high] n=N``), for tables without an n column."""
-    row_logs: list[str | None] = field(default_factory=list)
-    """The log behind each row, where a row is one run: in HTML its numbers link to that run's samples."""
+    row_logs: list[str | list[str] | None] = field(default_factory=list)
+    """The log(s) behind each row: in HTML its numbers link to that run's samples, or, for a row that pools several
+    runs, to the list of them under the table."""
 
     def cell(self, value: Any) -> str:
         text = format_value(value, self.decimals)
@@ -238,9 +239,10 @@ table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 """
 
 
-def _table_html(table: Table, samples: Mapping[str, str] | None = None) -> str:
-    """The table; where a row is one run (`Table.row_logs`) and that run's samples are on the page (``samples``:
-    log -> anchor), each of the row's numbers links to them."""
+def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """The table; where a row's runs are known (`Table.row_logs`) and their samples are on the page (``samples``:
+    log -> its anchor and run label), each of the row's numbers links to them: to the run's samples for a row of
+    one run, to a list of the row's runs under the table for a row that pools several (SI-Bench: a row per model)."""
     numeric = [table.numeric(i) for i in range(len(table.columns))]
     head = "".join(
         f"<th{' class=num' if num else ''}>{html.escape(c)}</th>" for c, num in zip(table.columns, numeric, strict=True)
@@ -252,14 +254,27 @@ def _table_html(table: Table, samples: Mapping[str, str] | None = None) -> str:
             text = f'<a href="#{target}" title="the samples behind this number">{text}</a>'
         return f"<td{' class=num' if num else ''}>{text}</td>"
 
-    logs = table.row_logs or [None] * len(table.rows)
+    targets: list[str | None] = []
+    pooled: list[str] = []  # rows over several runs: the list a cell of theirs links to
+    for i, (row, logs) in enumerate(zip(table.rows, table.row_logs or [None] * len(table.rows), strict=True)):
+        runs = [
+            found for log in ([logs] if isinstance(logs, str) else logs or []) if (found := (samples or {}).get(log))
+        ]
+        if len(runs) <= 1:
+            targets.append(runs[0][0] if runs else None)
+            continue
+        targets.append(f"{anchor(table)}-row-{i}")
+        links = "; ".join(f'<a href="#{target}">{html.escape(label)}</a>' for target, label in runs)
+        pooled.append(
+            f'<li id="{targets[-1]}">{html.escape(format_value(row[0]))}: the samples of {len(runs)} runs: {links}</li>'
+        )
     body = "".join(
-        "<tr>"
-        + "".join(cell(v, num, (samples or {}).get(log or "")) for v, num in zip(row, numeric, strict=True))
-        + "</tr>"
-        for row, log in zip(table.rows, logs, strict=True)
+        "<tr>" + "".join(cell(v, num, target) for v, num in zip(row, numeric, strict=True)) + "</tr>"
+        for row, target in zip(table.rows, targets, strict=True)
     )
     note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
+    if pooled:
+        note += f'<ul class="note">{"".join(pooled)}</ul>'
     return (
         f'<section class="table" id="{anchor(table)}" data-part="table"><h3>{html.escape(table.title)}</h3>'
         f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}</section>'
@@ -373,11 +388,13 @@ def sample_table(doc: Document) -> list[list[Any]]:
             extracted(r["log"], _sample_rows, persist=True)]  # fmt: skip
 
 
-def _sample_anchors(doc: Document, rows: Sequence[Sequence[Any]]) -> dict[str, str]:
-    """Each counted run's log -> the id of its samples on the page (none when the page cannot list them)."""
+def _sample_anchors(doc: Document, rows: Sequence[Sequence[Any]]) -> dict[str, tuple[str, str]]:
+    """Each counted run's log -> the id of its samples on the page and the run's label (none when the page cannot
+    list them)."""
     if len(rows) > HTML_SAMPLES:
         return {}
-    return {str(r["log"]): f"samples-{n}" for n, r in enumerate(doc.provenance["runs"])}
+    runs = doc.provenance["runs"]
+    return {str(r["log"]): (f"samples-{n}", str(r.get("label", r["model"]))) for n, r in enumerate(runs)}
 
 
 _OPEN_TARGET = (

@@ -39,6 +39,14 @@ def _score_estimates(rows: list[dict[str, Any]], model: str) -> list[Estimate]:
     ]
 
 
+def _table1_logs(rows: list[dict[str, Any]], model: str) -> list[str]:
+    """The runs Table 1's row of ``model`` is computed from: its paper-protocol runs, else its single-reply runs
+    and the pairwise diagnostic its win rate comes from (never an ablation)."""
+    mine = [r for r in rows if r["model"] == model and not r["ablate"]]
+    used = [r for r in mine if r["mode"] == "paper"] or [r for r in mine if r["mode"] in ("cot", "direct", "pairwise")]
+    return sorted({str(r["log"]) for r in used})
+
+
 def _win_rate(rows: list[dict[str, Any]], model: str) -> Estimate:
     """The CoT win rate of a model's full paper-protocol runs (else its pairwise diagnostic), in %."""
     mine = [r for r in rows if r["model"] == model and not r["ablate"]]
@@ -103,6 +111,7 @@ def _scores_section(rows: list[dict[str, Any]], models: list[str], compare_paper
                 for m, ests in scores.items()
             ],
             decimals=2,
+            row_logs=[_table1_logs(rows, m) for m in scores],
         ),
     ]
     if compare_paper:
