@@ -96,9 +96,9 @@ MAX_MARKS = 4
 """Anthropic honours at most four cache marks per request."""
 
 
-def trie_marks(heads: Mapping[str, str], long_enough: Callable[[str], bool], limit: int = MAX_MARKS - 1) -> list[
-    tuple[str, list[int]]
-]:  # fmt: skip
+def trie_marks(
+    heads: Mapping[str, str], long_enough: Callable[[str], bool], limit: int = MAX_MARKS - 1
+) -> list[tuple[str, list[int]]]:
     """Where each prompt start (``heads``: key -> the text before the item's own part, e.g. the instructions and
     the posts an item retrieved) should carry a cache mark, and the order to send them in, so that every start two
     or more heads share is written once and read by the others -- the least a prefix cache can bill them.
@@ -106,8 +106,9 @@ def trie_marks(heads: Mapping[str, str], long_enough: Callable[[str], bool], lim
     Sorted, the heads form a trie walked depth first: each shares with its neighbour the longest start it shares
     with any other. A head marks what it shares with the one before (to read it) and each shared start that it is
     the first to reach (to write it: where the next heads part from it, shallowest last); a start counts only when
-    ``long_enough`` (providers cache 1,024 tokens or more) and ends at a line break (a post's end), and of the
-    writes the ``limit`` - 1 worth most (length x readers) are kept. Returns (key, marks) in sending order."""
+    ``long_enough`` (providers cache 1,024 tokens or more) and ends at a line break (a post's end). At most
+    ``limit`` marks a head (one is left for a mark of the caller's, within Anthropic's four): the read and the
+    writes worth most (length x heads under it). Returns (key, marks) in sending order."""
     order = sorted(heads, key=lambda k: heads[k])
     shared: list[int] = []
     for a, b in itertools.pairwise(order):
