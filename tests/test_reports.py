@@ -552,6 +552,18 @@ def test_a_row_over_several_runs_links_to_the_list_of_them() -> None:
         ("samples-0", "m1 · mode=cot"),
         ("samples-1", "m1 · mode=direct"),
     ]
+    # groups as rows and a column per model (SI-Bench's situations): a number links to its column's runs
+    by_group = Table(
+        "t2",
+        "per situation",
+        ["situation", "m1", "m2", "n judged"],
+        [["work", 5.0, 6.0, 3], ["family", 4.0, 7.0, 2]],
+        column_logs=[None, ["cot.eval", "direct.eval"], "paper.eval", None],
+    )
+    page = _table_html(by_group, samples)
+    for row in re.findall(r"<tr>(.*?)</tr>", page)[1:]:
+        assert re.findall(r'href="#([^"]+)"', row) == ["table-t2-column-1", "samples-2"]  # n judged: no link
+    assert '<li id="table-t2-column-1">m1: the samples of 2 runs:' in page
 
 
 def test_an_accuracy_interval_is_an_interval_at_small_n_and_at_100_percent() -> None:
@@ -633,6 +645,17 @@ def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: di
     assert "pairs=10" in texts and not any(t.startswith("n=") for t in texts)
 
 
+NOT_FROM_RUNS = {
+    "longsocial-paper",  # the paper's printed numbers
+    "sibench-paper",
+    "sibench-paper-table2",
+    "perso-paper",
+    "longsocial-recall",  # retrievers over the items: no model's answer is in it
+    "longsocial-table16",  # bootstrap draws over items pooled across cells
+}
+"""The report tables whose numbers are not a run's answers, so they link to no run's samples."""
+
+
 @pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
 def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[str, Path], bench: str) -> None:
     """Issue 38: a reader could not get from a number to the items and transcripts behind it. Every counted run's
@@ -654,6 +677,11 @@ def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[
             assert all(r["gold"] == by_id[r["sample id"]].target for r in mine)
     page = (folder / "report.html").read_text()
     assert 'id="samples"' in page and page.count('<details id="samples-') == len(counted)
+    # every table computed from runs links its numbers to them; the tables without a link are named here
+    sections = re.findall(r'<section class="table" id="table-([^"]+)"(.*?)</section>', page)
+    numbers = {name for name, body in sections if re.search(r"<td class=num>(?!–</td>)", body)}
+    unlinked = {name for name, body in sections if "the samples behind this number" not in body} & numbers
+    assert unlinked <= NOT_FROM_RUNS, (bench, sorted(unlinked - NOT_FROM_RUNS))
     # each number of a table whose rows are runs links to its run's samples: the grid's (LongSocialBench) and the
     # behavioral and cognitive tables' (PerSo) rows, every link to a list that is on the page
     targets = re.findall(r'<a href="#(samples-\d+)" title="the samples behind this number">', page)

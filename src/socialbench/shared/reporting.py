@@ -51,6 +51,9 @@ class Table:
     row_logs: list[str | list[str] | None] = field(default_factory=list)
     """The log(s) behind each row: in HTML its numbers link to that run's samples, or, for a row that pools several
     runs, to the list of them under the table."""
+    column_logs: list[str | list[str] | None] = field(default_factory=list)
+    """The log(s) behind each column, for a table whose columns are runs (groups as rows, a column per model): its
+    numbers link as a row's do. A row's logs win where both are given."""
 
     def cell(self, value: Any) -> str:
         text = format_value(value, self.decimals)
@@ -240,9 +243,10 @@ table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
 
 
 def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """The table; where a row's runs are known (`Table.row_logs`) and their samples are on the page (``samples``:
-    log -> its anchor and run label), each of the row's numbers links to them: to the run's samples for a row of
-    one run, to a list of the row's runs under the table for a row that pools several (SI-Bench: a row per model)."""
+    """The table; where a row's or a column's runs are known (`Table.row_logs`, `Table.column_logs`) and their
+    samples are on the page (``samples``: log -> its anchor and run label), each of its numbers links to them: to the
+    run's samples for a row of one run, to a list of the row's runs under the table for a row that pools several
+    (SI-Bench: a row per model)."""
     numeric = [table.numeric(i) for i in range(len(table.columns))]
     head = "".join(
         f"<th{' class=num' if num else ''}>{html.escape(c)}</th>" for c, num in zip(table.columns, numeric, strict=True)
@@ -254,23 +258,39 @@ def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = No
             text = f'<a href="#{target}" title="the samples behind this number">{text}</a>'
         return f"<td{' class=num' if num else ''}>{text}</td>"
 
-    targets: list[str | None] = []
-    pooled: list[str] = []  # rows over several runs: the list a cell of theirs links to
-    for i, (row, logs) in enumerate(zip(table.rows, table.row_logs or [None] * len(table.rows), strict=True)):
+    pooled: list[str] = []  # rows or columns over several runs: the list a cell of theirs links to
+
+    def target(logs: str | list[str] | None, key: str, name: Any) -> str | None:
         runs = [
             found for log in ([logs] if isinstance(logs, str) else logs or []) if (found := (samples or {}).get(log))
         ]
         if len(runs) <= 1:
-            targets.append(runs[0][0] if runs else None)
-            continue
-        targets.append(f"{anchor(table)}-row-{i}")
-        links = "; ".join(f'<a href="#{target}">{html.escape(label)}</a>' for target, label in runs)
+            return runs[0][0] if runs else None
+        links = "; ".join(f'<a href="#{t}">{html.escape(label)}</a>' for t, label in runs)
         pooled.append(
-            f'<li id="{targets[-1]}">{html.escape(format_value(row[0]))}: the samples of {len(runs)} runs: {links}</li>'
+            f'<li id="{anchor(table)}-{key}">{html.escape(format_value(name))}: the samples of {len(runs)} runs: '
+            f"{links}</li>"
         )
+        return f"{anchor(table)}-{key}"
+
+    by_row = [
+        target(logs, f"row-{i}", row[0])
+        for i, (row, logs) in enumerate(zip(table.rows, table.row_logs or [None] * len(table.rows), strict=True))
+    ]
+    by_column = [
+        target(logs, f"column-{j}", name)
+        for j, (name, logs) in enumerate(
+            zip(table.columns, table.column_logs or [None] * len(table.columns), strict=True)
+        )
+    ]
     body = "".join(
-        "<tr>" + "".join(cell(v, num, target) for v, num in zip(row, numeric, strict=True)) + "</tr>"
-        for row, target in zip(table.rows, targets, strict=True)
+        "<tr>"
+        + "".join(
+            cell(v, num, row_target or column_target)
+            for v, num, column_target in zip(row, numeric, by_column, strict=True)
+        )
+        + "</tr>"
+        for row, row_target in zip(table.rows, by_row, strict=True)
     )
     note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
     if pooled:

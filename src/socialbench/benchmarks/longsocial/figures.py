@@ -155,6 +155,7 @@ def document(
             ]
             for f in fams
         ],
+        row_logs=[f["logs"] for f in fams],
     )
     sections.append(
         Section(
@@ -206,6 +207,7 @@ def document(
             "Reasoning lifts over Full (Table 17): Δ accuracy in pp [95% CI], paired on items",
             ["model", "setting", "Δ (pp)", "paired items"],
             [[lift["model"], lift["workflow"], _delta_estimate(lift), lift["n"]] for lift in lifts],
+            row_logs=[lift["logs"] for lift in lifts],
         )
         sections.append(Section("Reasoning lifts", [Figure("longsocial-lifts", "Reasoning lifts", figure), table]))
 
@@ -227,6 +229,7 @@ def document(
             ["model", "setting", "episodes", "ρ", "p"],
             [[r["model"], r["workflow"], r["episodes"], r["rho"], r["p"]] for r in lengths],
             decimals=2,
+            row_logs=[r["log"] for r in lengths],
         )
         sections.append(Section("Length", [Figure("longsocial-length", "Episode length vs accuracy", figure), table]))
 
@@ -302,6 +305,7 @@ def document(
                     [r["model"], r["setting"], *[_pct(r[c]) for c in CAPABILITIES], _pct(r["avg"])]
                     for r in data["table3"]
                 ],
+                row_logs=[r["log"] for r in data["table3"]],
             )
         )
         cot = [r for r in data["table3"] if r.get("delta_vs_baseline")]
@@ -312,6 +316,7 @@ def document(
                     "Table 3: CoT minus Baseline per capability, pts [95% CI], paired on items",
                     ["model", *CAPABILITIES],
                     [[r["model"], *[_delta_estimate(r["delta_vs_baseline"][c]) for c in CAPABILITIES]] for r in cot],
+                    row_logs=[r["log"] for r in cot],
                 )
             )
     summary_tables.append(
@@ -344,29 +349,32 @@ def document(
                 ]
                 for r in data["table13"]
             ],
+            row_logs=[r["logs"] for r in data["table13"]],
         )
     )
     probes = data["table19"]
-    summary_tables.append(
-        Table(
-            "longsocial-table19",
-            "Table 19: shortcut probes, mean accuracy % across models and mean paired change vs Full (pts); the "
-            "open answer as the mean paired drop against multiple choice with Spearman's ρ of the model rankings",
-            ["probe", "models", "mean %", "Δ Full (pts)", "ρ"],
-            [[r["probe"], r["models"], _pct(r["mean"]), _pct(r["delta_vs_full"]), None] for r in probes["probes"]]
-            + [
-                [
-                    "open answer",
-                    probes["open_answer"]["models"],
-                    None,
-                    _pct(-probes["open_answer"]["mean_drop"])
-                    if probes["open_answer"]["mean_drop"] is not None
-                    else None,
-                    probes["open_answer"]["spearman_rho"],
-                ]
-            ],
+    if any(r["models"] for r in probes["probes"]) or probes["open_answer"]["models"]:  # else a table of zeros
+        summary_tables.append(
+            Table(
+                "longsocial-table19",
+                "Table 19: shortcut probes, mean accuracy % across models and mean paired change vs Full (pts); the "
+                "open answer as the mean paired drop against multiple choice with Spearman's ρ of the model rankings",
+                ["probe", "models", "mean %", "Δ Full (pts)", "ρ"],
+                [[r["probe"], r["models"], _pct(r["mean"]), _pct(r["delta_vs_full"]), None] for r in probes["probes"]]
+                + [
+                    [
+                        "open answer",
+                        probes["open_answer"]["models"],
+                        None,
+                        _pct(-probes["open_answer"]["mean_drop"])
+                        if probes["open_answer"]["mean_drop"] is not None
+                        else None,
+                        probes["open_answer"]["spearman_rho"],
+                    ]
+                ],
+                row_logs=[r["logs"] for r in probes["probes"]] + [None],
+            )
         )
-    )
     if data["table21"]:
         summary_tables.append(
             Table(
@@ -386,6 +394,7 @@ def document(
                     ]
                     for r in data["table21"]
                 ],
+                row_logs=[r["log"] for r in data["table21"]],
             )
         )
     t16 = data["table16"]
@@ -426,6 +435,7 @@ def document(
                     ]
                     for r in data["table20"]
                 ],
+                row_logs=[r["log"] for r in data["table20"]],
             )
         )
     sections.append(Section("Tables 3, 13, 16, 19, 20 and 21", summary_tables))

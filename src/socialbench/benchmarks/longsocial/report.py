@@ -399,6 +399,7 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "no_partner": NO_FULL if family != "Full-context" and not both else None,
                 # cells that ran without what their setting is named for are in this mean: said next to it
                 "degraded": {c["workflow"]: "; ".join(marks) for c in members if (marks := degraded_marks(c))},
+                "logs": [c["log"] for c in members],
             }
         )
     return out
@@ -424,6 +425,7 @@ def table3(runs: list[Run]) -> list[dict[str, Any]]:
             "setting": ("Baseline (Full)" if run.workflow == "full" else "CoT") + run.label.removeprefix(run.workflow),
             **per,
             "avg": statistics.fmean(values) if len(values) == len(CAPABILITIES) else None,
+            "log": run.path,
         }
         if run.workflow == "cot" and run.model in full:
             row["delta_vs_baseline"] = {cap: _paired(run, full[run.model], cap) for cap in CAPABILITIES}
@@ -440,7 +442,7 @@ def table13(runs: list[Run]) -> list[dict[str, Any]]:
     out = []
     for model in sorted({r.model for r in runs}):
         mine = [r for r in runs if r.model == model]
-        row: dict[str, Any] = {"model": model}
+        row: dict[str, Any] = {"model": model, "logs": [r.path for r in mine]}
         row["truncated"] = []
         for workflow, name in TABLE13_SETTINGS.items():
             run = next((r for r in mine if r.workflow == workflow), None)
@@ -467,7 +469,7 @@ def reasoning_lifts(runs: list[Run]) -> list[dict[str, Any]]:
     """Table 17: each reasoning prompt minus Full for the same model, paired on items."""
     full = {r.model: r for r in runs if r.workflow == "full"}
     return [
-        {"model": r.model, "workflow": r.label, **_paired(r, full[r.model])}
+        {"model": r.model, "workflow": r.label, **_paired(r, full[r.model]), "logs": [r.path, full[r.model].path]}
         for r in runs
         if r.family == "Chain-of-thought" and r.model in full
     ]
@@ -558,6 +560,7 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
                 "rho": None if math.isnan(rho) else float(rho),
                 "p": None if math.isnan(p) else float(p),
                 "points": [[x, y] for x, y in zip(xs, ys, strict=True)],
+                "log": run.path,
             }
         )
     return out
@@ -645,6 +648,7 @@ def table21(runs: list[Run]) -> list[dict[str, Any]]:
                     **cot[model].line,
                     "delta_vs_cot": None,
                     "delta_vs_full": _paired(cot[model], full[model]) if model in full else None,
+                    "log": cot[model].path,
                 }
             )
         for run in runs:
@@ -659,6 +663,7 @@ def table21(runs: list[Run]) -> list[dict[str, Any]]:
                     "delta_vs_cot": _paired(run, cot[model]) if model in cot else None,
                     "no_cot": None if model in cot else "no CoT partner (run -T workflow=cot on the same items)",
                     "delta_vs_full": _paired(run, full[model]) if model in full else None,
+                    "log": run.path,
                 }
             )
     return out
@@ -681,6 +686,7 @@ def table19(runs: list[Run]) -> dict[str, Any]:
                 "models": len(mine),
                 "mean": statistics.fmean(r.line["accuracy"] for r in mine) if mine else None,
                 "delta_vs_full": statistics.fmean(deltas) if deltas else None,
+                "logs": [r.path for r in mine],
             }
         )
     ovc = open_vs_choice(runs)
@@ -847,6 +853,7 @@ def table20(
             "tier": (tiers or {}).get(run.model_name),
             "cutoff": None,
             "source": None,
+            "log": run.path,
         }
         if cutoff is None:
             out.append({**row, "before": None, "after": None, "gap": None})

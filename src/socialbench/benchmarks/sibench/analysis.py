@@ -293,6 +293,7 @@ def ablation_deltas(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "log": Path(log).name,
             "baseline": Path(candidates[-1][0]).name if candidates else None,
             "candidates": len(candidates),
+            "logs": [str(log), *([str(candidates[-1][0])] if candidates else [])],
             "n": 0,
             "reply": None,
             "full_cot_reply": None,
@@ -350,7 +351,7 @@ def process_style(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for model in sorted({r["model"] for r in rows if "process_words" in r}):
         mine = [r for r in rows if r["model"] == model and not r["ablate"] and "process_words" in r]
-        out.append({"model": model, **_style(mine, "process")})
+        out.append({"model": model, **_style(mine, "process"), "logs": sorted({str(r["log"]) for r in mine})})
     return out
 
 
@@ -363,5 +364,6 @@ def reply_style(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             picked = [r for r in mine if f"{prefix}_words" in r]
             if picked:
                 label = kind if prefix != "reply" else f"{picked[0]['mode']} reply"
-                out.append({"model": model, "kind": label, **_style(picked, prefix)})
+                logs = sorted({str(r["log"]) for r in picked})
+                out.append({"model": model, "kind": label, **_style(picked, prefix), "logs": logs})
     return out

@@ -47,6 +47,10 @@ def _table1_logs(rows: list[dict[str, Any]], model: str) -> list[str]:
     return sorted({str(r["log"]) for r in used})
 
 
+def _logs_of(rows: list[dict[str, Any]]) -> list[str]:
+    return sorted({str(r["log"]) for r in rows})
+
+
 def _win_rate(rows: list[dict[str, Any]], model: str) -> Estimate:
     """The CoT win rate of a model's full paper-protocol runs (else its pairwise diagnostic), in %."""
     mine = [r for r in rows if r["model"] == model and not r["ablate"]]
@@ -65,16 +69,22 @@ def _n_range(ests: list[Estimate]) -> str | int | None:
 
 
 def _estimate_table(
-    name: str, title: str, groups: list[str], series: dict[str, list[Estimate]], rows_are: str = "model"
+    name: str,
+    title: str,
+    groups: list[str],
+    series: dict[str, list[Estimate]],
+    rows_are: str = "model",
+    group_logs: list[list[str]] | None = None,
 ) -> Table:
-    """Models as rows (as the paper's tables), one column per group: mean [95% CI]; n judged per row (the CSV has
-    each cell's n)."""
+    """A row per series, one column per group: mean [95% CI]; n judged per row (the CSV has each cell's n).
+    ``group_logs``: the runs behind each group's column (their samples are a click away in HTML)."""
     return Table(
         name,
         title,
         [rows_are, *groups, "n judged"],
         [[m, *ests, _n_range(ests)] for m, ests in series.items()],
         decimals=2,
+        column_logs=[None, *group_logs, None] if group_logs else [],
     )
 
 
@@ -169,6 +179,7 @@ def _group_sections(rows: list[dict[str, Any]], models: list[str]) -> list[Secti
             list(series),
             _transposed(series, groups),
             rows_are=key.replace("_", " "),
+            group_logs=[_logs_of([r for r in have if r["model"] == m]) for m in series],
         )
         out.append(Section(title, [Figure(name, title, figure), table]))
     return out
@@ -214,6 +225,7 @@ def _ablation_section(rows: list[dict[str, Any]], compare_paper: bool = False) -
         ],
         decimals=2,
         note=" ".join(analysis.ablation_notes(deltas)),
+        row_logs=[d["logs"] for d in deltas],
     )
     parts: list[Table | Figure] = [Figure("sibench-ablation", "Ablation deltas", figure), table]
     if compare_paper:
@@ -265,6 +277,7 @@ def _style_section(rows: list[dict[str, Any]]) -> Section | None:
             for r in style_rows
         ],
         decimals=2,
+        row_logs=[r["logs"] for r in style_rows],
     )
     return Section(
         "Process richness (Fig. 4)",
@@ -297,6 +310,7 @@ def _wins_section(rows: list[dict[str, Any]]) -> Section | None:
         "CoT win rate % [95% CI]",
         ["run", "win rate %", "dialogues"],
         [[label, est.scaled(), est.n] for label, est in zip(labels, series["CoT win rate"], strict=True)],
+        row_logs=[_logs_of([r for r in wins if (r["model"], r["mode"]) == k]) for k in keys],
     )
     return Section("CoT win rate (RQ3)", [Figure("sibench-winrate", "CoT win rate", figure), table])
 
@@ -332,6 +346,7 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
             for r in similarity
         ],
         decimals=3,
+        row_logs=[r["logs"] for r in similarity],
         note="The embedding model is English-only: on Chinese text treat the numbers with care."
         if english_only
         else "",

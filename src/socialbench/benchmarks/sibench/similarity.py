@@ -27,12 +27,14 @@ from .prompts import COMPONENT_KEYS
 ENGLISH_ONLY = {"sentence-transformers/all-MiniLM-L6-v2"}
 
 
-def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]:
+def _triples(logs: Iterable[str | Path]) -> tuple[dict[str, dict[str, dict[str, str]]], dict[str, set[str]]]:
     """run label -> dialogue -> {"process", "cot", "direct"} texts found in the logs (full CoT only, no ablations;
-    a paper-mode run, or a cot and a direct run that differ in nothing but the mode)."""
+    a paper-mode run, or a cot and a direct run that differ in nothing but the mode); and run label -> the logs
+    its texts came from."""
     from .analysis import sibench_runs
 
     found: dict[str, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
+    sources: dict[str, set[str]] = defaultdict(set)
     for info in sibench_runs(logs):
         log = extracted(info.path, whole)
         # runs of another language, subset, grader or seed are never pooled: their labels differ
@@ -41,6 +43,7 @@ def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]
         mode = args.get("mode", "paper")
         if args.get("ablate") or args.get("human_replies") or mode == "pairwise":
             continue
+        sources[label].add(str(info.path))
         for sample in log.samples or []:
             meta = sample.metadata or {}
             entry = found[label][str(sample.id)]
@@ -52,13 +55,14 @@ def _triples(logs: Iterable[str | Path]) -> dict[str, dict[str, dict[str, str]]]
                 entry |= {k: str(meta[f"reply_{k}"]) for k in ("cot", "direct") if meta.get(f"reply_{k}")}
             elif meta.get("reply"):
                 entry["cot" if mode == "cot" else "direct"] = str(meta["reply"])
-    return found
+    return found, sources
 
 
 def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT_EMBEDDER) -> list[dict[str, Any]]:
     name = load_embedder(embedder).name
     out = []
-    for model, dialogues in sorted(_triples(logs).items()):
+    found, sources = _triples(logs)
+    for model, dialogues in sorted(found.items()):
         complete = [d for d in dialogues.values() if {"process", "cot", "direct"} <= d.keys()]
         if not complete:
             continue
@@ -79,6 +83,7 @@ def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT
                 "ci95": [low, high],
                 "values_cot": with_cot,
                 "values_direct": with_direct,
+                "logs": sorted(sources[model]),
             }
         )
     return out
