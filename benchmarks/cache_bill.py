@@ -222,31 +222,14 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def _shared(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 def ideal(prompts: list[list[int]], provider: str) -> float:
-    """The least input bill for these prompts under any layout and order (see the module's docstring)."""
+    """The least input bill for these prompts under any layout and order (see the module's docstring): the ideal
+    `socialbench plan` counts (`shared.costplan.trie_tokens`), in units of one uncached input token."""
+    from socialbench.shared.costplan import trie_tokens
+
     rate = RATES[provider]
-    order = sorted(prompts)
-    total = 0.0
-    for i, ids in enumerate(order):
-        before = _shared(ids, order[i - 1]) if i else 0
-        after = _shared(ids, order[i + 1]) if i + 1 < len(order) else 0
-        if provider == "openai":
-            read = before - (before - MIN_CACHED) % OPENAI_STEP if before >= MIN_CACHED else 0
-            total += read * rate["read"] + (len(ids) - read) * rate["input"]
-            continue
-        read = before if before >= MIN_CACHED else 0
-        write = max(0, after - read) if after >= MIN_CACHED else 0
-        total += read * rate["read"] + write * rate["write"] + (len(ids) - read - write) * rate["input"]
-    return total
+    tokens = trie_tokens([prompts], "marked" if provider == "anthropic" else "automatic", 0)
+    return tokens.uncached * rate["input"] + tokens.cache_write * rate["write"] + tokens.cache_read * rate["read"]
 
 
 def run_setting(name: str, provider: str, latency: float, folder: Path) -> CacheServer:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import ModelCost
 
-from socialbench.shared.costplan import Group, dollars, planned_tokens
+from socialbench.shared.costplan import Group, dollars, planned_tokens, trie_tokens
 
 CLI = [sys.executable, "-m", "socialbench.cli"]
 PRICE = ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)
@@ -77,11 +77,36 @@ def test_the_output_bound_follows_the_runs_reasoning_settings() -> None:
     assert bad.returncode == 2 and "-T reasoning='maybe'" in bad.stderr
 
 
+def test_trie_arithmetic_on_prompts_whose_bill_is_known() -> None:
+    """Retrieval prompts share starts of different lengths: one episode of three prompts, two sharing 2,000 tokens
+    and the third 1,500 with them; another whose two prompts share 600 (below the minimum, nothing cached)."""
+    a = list(range(2000)) + [-1] * 100
+    b = list(range(2000)) + [-2] * 100
+    c = list(range(1500)) + [-3] * 300
+    d, e = list(range(600)) + [-4] * 500, list(range(600)) + [-5] * 500
+    marked = trie_tokens([[a, b, c], [d, e]], "marked", output_per_item=10)
+    # sorted: c, b, a. c writes the 1,500 it shares with b; b reads them and writes 500 more; a reads b's 2,000
+    assert (marked.items, marked.prompt) == (5, 2100 * 2 + 1800 + 1100 * 2)
+    assert (marked.cache_write, marked.cache_read) == (1500 + 500, 1500 + 2000)
+    assert marked.uncached == marked.prompt - 2000 - 3500 and marked.output_budget == 50
+    automatic = trie_tokens([[a, b, c], [d, e]], "automatic", output_per_item=10)
+    assert automatic.cache_read == 1408 + 1920  # in steps of 128 past 1,024
+    none = trie_tokens([[a, b, c]], "none", output_per_item=0)
+    assert (none.cache_write, none.cache_read, none.uncached) == (0, 0, 6000)
+
+
 def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:
-    command = [*CLI, "plan", "longsocial", "-T", "workflow=bm25-k20", "--model", "openai/gpt-4o"]
-    retrieval = subprocess.run(command, capture_output=True, text=True)
-    assert retrieval.returncode == 2 and "not planned: bm25-k20" in retrieval.stderr
-    assert "planned settings: full" in retrieval.stderr
+    command = [*CLI, "plan", "longsocial", "-T", "workflow=rag-bm25-k20-a1", "--model", "openai/gpt-4o"]
+    rag = subprocess.run(command, capture_output=True, text=True)
+    assert rag.returncode == 2 and "not planned: rag-bm25-k20-a1" in rag.stderr
+    assert "planned settings: full" in rag.stderr and "bm25-k20" in rag.stderr
+    # a retrieval setting is planned over items, whose retrieved posts it renders; Table 6 gives no posts
+    paper = subprocess.run(
+        [*CLI, "plan", "longsocial", "-T", "workflow=bm25-k20", "--model", "openai/gpt-4o", "--paper-grid"],
+        capture_output=True,
+        text=True,
+    )
+    assert paper.returncode == 2 and "--paper-grid: bm25-k20" in paper.stderr
     prices = tmp_path / "prices.yaml"
     prices.write_text("openai/gpt-4o: {input: 1.0, output: cheap, input_cache_write: 1.0, input_cache_read: 0.1}\n")
     broken = subprocess.run(

@@ -130,6 +130,15 @@ def test_retrieval_settings_bill_their_cache_ideal_under_concurrency(
     assert log.samples and all(s.error is None for s in log.samples)
     assert server.bill.read > 0  # something was shared, or the test shows nothing
     assert server.bill.cost(provider) == pytest.approx(bill.ideal(server.bill.prompts, provider), rel=1e-3)
+    if workflow == "bm25-k20":  # `socialbench plan` counts the same prompts and cache, before the run
+        from socialbench.benchmarks.longsocial.plan import plan
+
+        planned = "anthropic/claude-sonnet-4-5" if provider == "anthropic" else "openai/gpt-4-turbo"  # cl100k
+        _, (row,) = plan([planned], {"items": str(tmp_path / "items.jsonl"), "workflow": workflow})
+        assert row.tokens.prompt == sum(len(p) for p in server.bill.prompts)
+        assert row.tokens.cache_read == pytest.approx(server.bill.read, rel=2e-3)
+        if provider == "anthropic":  # OpenAI bills no write (the plan counts them at the input price)
+            assert row.tokens.cache_write == pytest.approx(server.bill.write, rel=2e-3)
 
 
 def test_the_split_prompt_reads_as_the_unsplit_one() -> None:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 CacheKind = Literal["marked", "automatic", "none"]
 MIN_CACHEABLE = 1024
 """Shortest prefix OpenAI and Anthropic cache (tokens); shorter shared parts are billed as plain input."""
+AUTOMATIC_STEP = 128
+"""Past its first 1,024 tokens OpenAI caches a prefix in steps of 128 tokens."""
 BATCH_DISCOUNT = 0.5
 PER_MILLION = 1_000_000
 
@@ -105,6 +107,36 @@ def planned_tokens(
                 read += g.shared * (len(g.items) - 1)
                 if written is not None and g.key:
                     written.add(g.key)
+    return Tokens(items, prompt, write, read, prompt - write - read, items * output_per_item)
+
+
+def shared_start(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many tokens two prompts share from their start."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+def trie_tokens(episodes: Sequence[Sequence[Sequence[int]]], kind: CacheKind, output_per_item: int) -> Tokens:
+    """The tokens of a setting whose items share starts of different lengths (an episode's prompts show the posts
+    retrieved for each item, in thread order: the instructions, the root and the earliest replies are often common;
+    `longsocial.task.plan_marks` marks and orders them as a trie), at their ideal: each episode's prompts sorted so
+    each neighbours the one it shares the longest start with; a prompt reads what it shares with the one before (at
+    least 1,024 tokens; an automatic cache in steps of 128) and writes what it shares beyond that with the one after.
+    Runs bill this ideal to 0.1% (`benchmarks/cache_bill.py`, which takes its ideal from here)."""
+    items = prompt = write = read = 0
+    for prompts in episodes:
+        order = sorted(list(p) for p in prompts)
+        for i, ids in enumerate(order):
+            items += 1
+            prompt += len(ids)
+            if kind == "none":
+                continue
+            before = shared_start(ids, order[i - 1]) if i else 0
+            after = shared_start(ids, order[i + 1]) if i + 1 < len(order) else 0
+            got = before if before >= MIN_CACHEABLE else 0
+            if kind == "automatic" and got:
+                got -= (got - MIN_CACHEABLE) % AUTOMATIC_STEP
+            read += got
+            write += max(0, after - got) if after >= MIN_CACHEABLE else 0
     return Tokens(items, prompt, write, read, prompt - write - read, items * output_per_item)
 
 

@@ -1,16 +1,19 @@
 """``socialbench plan longsocial``: what a run will cost before it runs (`shared.costplan`).
 
-Planned settings are those whose prompt is known before the run and whose items share the whole discussion: one
-answer call per item over the complete episode (Full and the chain-of-thought prompts). Retrieval, RAG and
-structure-aware settings share starts that differ per item (their cache entries follow each episode's trie of
-retrieved posts, `task.plan_marks`; RAG adds a notes call), the LLM retriever chooses its posts at run time,
-Reflect makes two calls and open answer adds grader calls; the plan names them as not planned instead of
-guessing.
+Planned settings are those with one answer call per item whose prompt is known before the run:
+- the whole discussion (Full and the chain-of-thought prompts): an episode's items share one block;
+- posts retrieved without the model (BM25, dense and structure-aware retrieval): each item's prompt is rendered over
+  the posts its retriever picks, as the run does, and an episode's prompts share starts of different lengths (the
+  instructions, the root and the earliest replies), cached at their ideal (`shared.costplan.trie_tokens`; the run's
+  marks follow the same trie, `task.plan_marks`).
+RAG adds a notes call whose text only the model can write, the LLM retriever chooses its posts at run time, Reflect
+makes two calls and open answer adds grader calls; the plan names them as not planned instead of guessing.
 
 Two item sets:
 - an items file and its episodes (default: the sample pack): every prompt rendered as the task renders it (options in
   authored order: the seeded shuffle changes no token count worth planning) and counted offline;
-- ``paper=True``: a paper-sized grid from Table 6's counts (94 episodes: Hacker News 43 with 3.29M tokens, Stack
+- ``paper=True`` (whole-discussion settings only: Table 6 does not give the posts retrieved per item): a
+  paper-sized grid from Table 6's counts (94 episodes: Hacker News 43 with 3.29M tokens, Stack
   Exchange 21 with 1.59M, r/CMV 30 with 1.75M; 1,462 items spread as evenly as the episodes allow): each episode's
   discussion has its source's mean length, and the instruction and item parts have the lengths measured on the
   sample pack for the setting. Synthetic counts, labelled as such.
@@ -27,13 +30,14 @@ from inspect_ai.model import ModelCost
 
 from ...conversations.model import Node, Thread
 from ...conversations.render import render_thread
-from ...conversations.tokens import count_tokens
+from ...conversations.tokens import count_tokens, encoding
 from ...shared.budgets import call_budget, checked_budget
-from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for
+from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_tokens, tokenizer_for, trie_tokens
+from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from ...shared.ledger import list_label, listed_prices
 from .items import Item
 from .task import load_pack
-from .workflows import WORKFLOWS, Question, Workflow, get_workflow
+from .workflows import WORKFLOWS, Question, Retrieval, StructureAware, Workflow, get_workflow
 
 TABLE_6 = {"Hacker News": (43, 3_290_000), "Stack Exchange": (21, 1_590_000), "Reddit r/CMV": (30, 1_750_000)}
 """Table 6: episodes and total cl100k tokens of the complete serialized discussions, per source."""
@@ -41,12 +45,33 @@ PAPER_ITEMS = 1462
 
 
 def plannable(workflow: Workflow) -> bool:
-    return (
-        workflow.prompt_cache == "prefix"
-        and type(workflow).respond is Workflow.respond
-        and "grader" not in workflow.needs
-        and type(workflow).select is Workflow.select
-    )
+    """One answer call per item over a prompt known before the run (the module's docstring)."""
+    if type(workflow).respond is not Workflow.respond or "grader" in workflow.needs:
+        return False
+    if workflow.prompt_cache == "prefix":
+        return type(workflow).select is Workflow.select
+    return retrieved_offline(workflow)
+
+
+def retrieved_offline(workflow: Workflow) -> bool:
+    """Posts picked per item by a retriever, no model call before the answer (not RAG's notes)."""
+    return isinstance(workflow, Retrieval | StructureAware) and type(workflow).annotate is Workflow.annotate
+
+
+def retrieved_prompts(
+    workflow: Workflow, threads: Mapping[str, Thread], items: Sequence[Item], encoding_name: str, embedder: str
+) -> list[list[list[int]]]:
+    """Per episode, the tokens of each item's prompt over the posts its retriever picks, rendered as the run renders
+    it (options in authored order: the question comes last, so the order changes no shared start)."""
+    assert isinstance(workflow, Retrieval | StructureAware)
+    enc = encoding(encoding_name)
+    by_episode: dict[str, list[list[int]]] = {}
+    for item in items:
+        thread = threads[item.episode_id]
+        nodes = [thread.node(i) for i in workflow.retrieved(thread, item.stem, embedder)]
+        text = workflow.prompt(thread, nodes, Question(stem=item.stem, options=list(item.options), metadata={}), {})
+        by_episode.setdefault(item.episode_id, []).append(enc.encode(text, disallowed_special=()))
+    return list(by_episode.values())
 
 
 def _item_part(workflow: Workflow, thread: Thread, item: Item, nodes: Sequence[Node], encoding: str) -> tuple[str, int]:
@@ -104,9 +129,11 @@ def plan(
     paper: bool = False,
 ) -> tuple[str, list[PlanRow]]:
     """Plan rows per model and setting (``-T workflow=full,cot``: several settings), and the plan's title."""
-    unknown = sorted(set(task_args) - {"items", "episodes", "workflow", "max_tokens", "reasoning"})
+    unknown = sorted(set(task_args) - {"items", "episodes", "workflow", "max_tokens", "reasoning", "embedder"})
     if unknown:
-        raise ValueError(f"plan takes -T items, episodes, workflow, max_tokens and reasoning; not {', '.join(unknown)}")
+        raise ValueError(
+            f"plan takes -T items, episodes, workflow, max_tokens, reasoning and embedder; not {', '.join(unknown)}"
+        )
     declared = str(task_args.get("reasoning", "false")).lower()
     if declared not in ("true", "false"):
         raise ValueError(f"-T reasoning={task_args['reasoning']!r}: true or false")
@@ -115,9 +142,15 @@ def plan(
     if refused := [w.name for w in workflows if not plannable(w)]:
         can = ", ".join(w.name for w in WORKFLOWS.values() if plannable(w))
         raise ValueError(
-            f"not planned: {', '.join(refused)} (posts per item, several calls or grader calls per item); "
-            f"planned settings: {can}"
+            f"not planned: {', '.join(refused)} (posts or notes the model picks or writes, several calls or grader "
+            f"calls per item); planned settings: {can}"
         )
+    if paper and (per_item := [w.name for w in workflows if retrieved_offline(w)]):
+        raise ValueError(
+            f"--paper-grid: {', '.join(per_item)} show(s) the posts retrieved for each item, which Table 6's counts "
+            "do not give; plan it over an items file (the sample pack by default, or -T items=...)"
+        )
+    embedder = str(task_args.get("embedder") or DEFAULT_EMBEDDER)
     _, _, threads, items = load_pack(task_args.get("items"), task_args.get("episodes"))
     given = checked_budget(_integer(task_args["max_tokens"])) if task_args.get("max_tokens") else None
     if not models:
@@ -127,20 +160,26 @@ def plan(
         encoding, label = tokenizer_for(model)
         written: set[str] = set()  # shared blocks an earlier setting of this model wrote (CoT reads Full's)
         for workflow in workflows:
-            groups, overhead, part = sample_groups(workflow, threads, items, encoding)
-            counted = label
-            if paper:
-                groups = paper_groups(overhead, part)
-                counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
             output = call_budget(model, workflow.max_tokens, given, declared == "true").tokens
-            tokens = planned_tokens(groups, cache_kind(model), output, written)
+            counted, setting = label, workflow.name
+            if "embedder" in workflow.needs:  # the run's label names a dense retriever's embedder, as the report
+                from .report import dense_suffix  # (the report's imports are heavy: only for a dense setting)
+
+                setting += dense_suffix(load_embedder(embedder).name)
+            if retrieved_offline(workflow):  # its own starts: it reads no other setting's entries
+                prompts = retrieved_prompts(workflow, threads, items, encoding, embedder)
+                tokens = trie_tokens(prompts, cache_kind(model), output)
+            else:
+                groups, overhead, part = sample_groups(workflow, threads, items, encoding)
+                if paper:
+                    groups = paper_groups(overhead, part)
+                    counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
+                tokens = planned_tokens(groups, cache_kind(model), output, written)
             price, source = (prices or {}).get(model), "--model-cost-config"
             if price is None and (price := listed_prices(model)) is not None:
                 source = list_label()
             cost = dollars(tokens, price) if price else None
-            rows.append(
-                PlanRow(model, workflow.name, counted, cache_kind(model), tokens, cost, source if cost else None)
-            )
+            rows.append(PlanRow(model, setting, counted, cache_kind(model), tokens, cost, source if cost else None))
     title = (
         f"Cost plan: a paper-sized grid (synthetic, Table 6: 94 episodes, {PAPER_ITEMS:,} items)"
         if paper
