@@ -44,7 +44,7 @@ def _table1_logs(rows: list[dict[str, Any]], model: str) -> list[str]:
     and the pairwise diagnostic its win rate comes from (never an ablation)."""
     mine = [r for r in rows if r["model"] == model and not r["ablate"]]
     used = [r for r in mine if r["mode"] == "paper"] or [r for r in mine if r["mode"] in ("cot", "direct", "pairwise")]
-    return sorted({str(r["log"]) for r in used})
+    return _logs_of(used)
 
 
 def _logs_of(rows: list[dict[str, Any]]) -> list[str]:
