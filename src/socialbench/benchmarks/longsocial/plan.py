@@ -36,7 +36,7 @@ from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_toke
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from ...shared.ledger import list_label, listed_prices
 from .items import Item
-from .task import load_pack
+from .task import load_pack, retrieved_for
 from .workflows import WORKFLOWS, Question, Retrieval, StructureAware, Workflow, get_workflow
 
 TABLE_6 = {"Hacker News": (43, 3_290_000), "Stack Exchange": (21, 1_590_000), "Reddit r/CMV": (30, 1_750_000)}
@@ -68,8 +68,7 @@ def retrieved_prompts(
     by_episode: dict[str, list[list[int]]] = {}
     for item in items:
         thread = threads[item.episode_id]
-        nodes = [thread.node(i) for i in workflow.retrieved(thread, item.stem, embedder)]
-        text = workflow.prompt(thread, nodes, Question(stem=item.stem, options=list(item.options), metadata={}), {})
+        text = workflow.prompt(thread, *retrieved_for(workflow, thread, item, embedder), {})
         by_episode.setdefault(item.episode_id, []).append(enc.encode(text, disallowed_special=()))
     return list(by_episode.values())
 

@@ -196,6 +196,15 @@ def _long_enough(text: str) -> bool:
     return len(text) >= MIN_CACHED_TOKENS and count_tokens(text) >= MIN_CACHED_TOKENS
 
 
+def retrieved_for(
+    workflow: Retrieval | StructureAware, thread: Thread, item: Item, embedder: str
+) -> tuple[list[Node], Question]:
+    """The posts a retrieval setting shows an item, picked before the run (no model involved), and the item's
+    question with its options in authored order (the question comes last: the order changes no shared start)."""
+    nodes = [thread.node(i) for i in workflow.retrieved(thread, item.stem, embedder)]
+    return nodes, Question(stem=item.stem, options=list(item.options), metadata={})
+
+
 def plan_marks(
     workflow: Workflow, threads: Mapping[str, Thread], items: list[Item], embedder: str
 ) -> tuple[list[Item], dict[str, list[int]]]:
@@ -211,14 +220,7 @@ def plan_marks(
     marks: dict[str, list[int]] = {}
     for episode_id, group in groups.items():
         thread = threads[episode_id]
-        heads = {
-            item.id: workflow.head(
-                thread,
-                [thread.node(i) for i in workflow.retrieved(thread, item.stem, embedder)],
-                Question(stem=item.stem, options=list(item.options), metadata={}),
-            )
-            for item in group
-        }
+        heads = {item.id: workflow.head(thread, *retrieved_for(workflow, thread, item, embedder)) for item in group}
         by_id = {item.id: item for item in group}
         for item_id, at in trie_marks(heads, _long_enough):
             head = heads[item_id]
