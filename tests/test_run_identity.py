@@ -66,6 +66,21 @@ def _written(folder: Path, bench: str) -> tuple[str, str, dict[str, list[dict[st
     return terminal, (out / "report.html").read_text(), tables
 
 
+def _ls(**changed: str) -> str:
+    """A LongSocialBench run's label in the folder below: the model and every field that varies among its runs, each
+    with this run's value (the common one too)."""
+    parts = {
+        "reasoning_effort": "reasoning_effort unset",
+        "max_context": "max_context=none",
+        "overlength": "overlength=skip",
+        "grader": "grader unset",
+        "samples": "all samples",
+        "seed": "seed=0",
+        **changed,
+    }
+    return " · ".join(["mockllm/model", *parts.values()])
+
+
 def _share(letter: str, seed: int, ids: set[str] | None = None) -> float:
     """Accuracy of a model that always answers ``letter``: the share of items whose gold is that letter."""
     _, _, _, items = load_pack()
@@ -113,15 +128,17 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     columns = {Path(r["log"]).name: r["model"] for r in data["runs"]}
     assert len(data["runs"]) == 8  # first (a rerun of full) and killed are left out
     named = {k: columns[Path(v).name] for k, v in logs.items() if Path(v).name in columns}
+    thinking = _ls(reasoning_effort="reasoning_effort=high")
+    truncated = _ls(max_context="max_context=12000", overlength="overlength=truncate")
     assert named == {
-        "full": "mockllm/model",
-        "cot": "mockllm/model",
-        "limit": "mockllm/model · limit=2",
-        "seed1": "mockllm/model · seed=1",
-        "grader": "mockllm/model · grader=mockllm/model",
-        "thinking": "mockllm/model · reasoning_effort=high",
-        "thinking_cot": "mockllm/model · reasoning_effort=high",
-        "truncated": "mockllm/model · max_context=12000 · overlength=truncate",
+        "full": _ls(),
+        "cot": _ls(),
+        "limit": _ls(samples="limit=2"),
+        "seed1": _ls(seed="seed=1"),
+        "grader": _ls(grader="grader=mockllm/model"),
+        "thinking": thinking,
+        "thinking_cot": thinking,
+        "truncated": truncated,
     }
     left = {Path(x["log"]).name: x["reason"] for x in data["left_out"]}
     assert set(left) == {Path(logs["first"]).name, Path(logs["killed"]).name}
@@ -129,32 +146,38 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     assert "did not complete (status started, 1 of 36 samples)" in left[Path(logs["killed"]).name]
 
     cells = {(c["workflow"].split(" [")[0], c["model"]): c for c in data["grid"]}
-    full = cells[("full", "mockllm/model")]
+    full = cells[("full", _ls())]
     assert full["asked"] == 36 and full["accuracy"] == pytest.approx(_share("A", 0))
-    limit = cells[("full", "mockllm/model · limit=2")]
+    limit = cells[("full", _ls(samples="limit=2"))]
     limited = {s.id for s in read_eval_log(logs["limit"]).samples or []}
     assert limit["asked"] == 2 and limit["accuracy"] == pytest.approx(_share("B", 0, {str(i) for i in limited}))
-    assert cells[("full", "mockllm/model · seed=1")]["accuracy"] == pytest.approx(_share("A", 1))
-    assert cells[("full", "mockllm/model · reasoning_effort=high")]["accuracy"] == pytest.approx(_share("C", 0))
+    assert cells[("full", _ls(seed="seed=1"))]["accuracy"] == pytest.approx(_share("A", 1))
+    assert cells[("full", thinking)]["accuracy"] == pytest.approx(_share("C", 0))
     # CoT is paired with the Full run of its own column only: the same answers, so exactly 0 over all 36 items
-    cot = cells[("cot", "mockllm/model")]
+    cot = cells[("cot", _ls())]
     assert cot["delta_vs_full"]["n"] == 36 and cot["delta_vs_full"]["delta"] == 0.0
     lifts = {x["model"]: (x["n"], x["delta"]) for x in data["reasoning_lifts"]}
-    thinking = "mockllm/model · reasoning_effort=high"  # its CoT says A where its Full said C
-    assert lifts == {"mockllm/model": (36, 0.0), thinking: (36, pytest.approx(_share("A", 0) - _share("C", 0)))}
-    cot_family = next(f for f in data["families"] if f["family"] == "Chain-of-thought")
-    assert cot_family["delta_models"] == 2  # the two columns with both a CoT and a Full run, and only those
-    full_of = {c["model"]: c["accuracy"] for c in data["grid"] if c["workflow"] == "full"}
-    cot_of = {c["model"]: c["accuracy"] for c in data["grid"] if c["workflow"] == "cot"}
-    expected = sum(cot_of.values()) / 2 - sum(full_of[m] for m in cot_of) / 2
-    assert cot_family["delta_vs_full"] == pytest.approx(expected)
+    # the thinking CoT says A where its Full said C
+    assert lifts == {_ls(): (36, 0.0), thinking: (36, pytest.approx(_share("A", 0) - _share("C", 0)))}
+    # Table 14's families: per variant, one cell per model; every paired CoT - Full is exactly 0.0 in the plain
+    # variant, and so is its family's change (issue 48: it was -0.4 over variants counted as models)
+    families = {(f["variant"], f["family"]): f for f in data["families"]}
+    plain = _ls().removeprefix("mockllm/model · ")
+    assert families[(plain, "Chain-of-thought")]["delta_vs_full"] == 0.0
+    assert families[(plain, "Full-context")]["cells"] == 1 and families[(plain, "Full-context")]["models"] == [
+        "mockllm/model"
+    ]
+    high = families[(thinking.removeprefix("mockllm/model · "), "Chain-of-thought")]
+    assert high["delta_models"] == 1 and high["delta_vs_full"] == pytest.approx(_share("A", 0) - _share("C", 0))
+    assert all(f["cells"] == 1 for f in data["families"])  # one model: no family has more than its one cell
+    assert all(p["models"] == 1 for p in data["length_pooled"]) and len(data["length_pooled"]) == 6
     # the truncated run: counted, and its setting says so wherever it is named
-    cut = next(c for c in data["grid"] if c["model"].endswith("overlength=truncate"))
+    cut = next(c for c in data["grid"] if c["model"] == truncated)
     assert cut["truncated"] > 0 and 0 < cut["posts_kept"] < 1
     assert cut["workflow"] == f"full [truncated {cut['truncated']}/{cut['asked']}]"
     t13 = {r["model"]: r for r in data["table13"]}
-    assert len(t13) == 6 and t13["mockllm/model · max_context=12000 · overlength=truncate"]["truncated"] == ["Full"]
-    assert t13["mockllm/model"]["CoT"] == pytest.approx(_share("A", 0))
+    assert len(t13) == 6 and t13[truncated]["truncated"] == ["Full"]
+    assert t13[_ls()]["CoT"] == pytest.approx(_share("A", 0))
 
     terminal, html, tables = _written(folder, "longsocial")
     for label in named.values():
@@ -164,7 +187,7 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     assert "Logs left out" in html and "did not complete" in terminal.replace("\n", " ")
     grid = tables["longsocial-grid"]
     assert sorted({r["model"] for r in grid}) == sorted(set(named.values()))
-    assert next(r for r in grid if r["model"].endswith("truncate"))["truncated"] == str(cut["truncated"])
+    assert next(r for r in grid if r["model"] == truncated)["truncated"] == str(cut["truncated"])
     counted = {Path(r["log"]).name: r["counted"] for r in tables["longsocial-runs"]}
     assert counted[Path(logs["killed"]).name] == "no" and counted[Path(logs["full"]).name] == "yes"
 
@@ -278,15 +301,21 @@ def test_sibench_rows_never_pool_seeds_graders_or_limits(tmp_path: Path) -> None
 
     data = json.loads(_report("sibench", folder, "--json", "-R", "similarity=false").stdout)
     rows = {r["model"]: r for r in data["table1"]}
+
+    def label(**changed: str) -> str:
+        parts = {"reasoning_effort": "reasoning_effort unset", "penalize_length": "penalize_length=false",
+                 "grader": "grader=mockllm/model", "samples": "limit=4", "seed": "seed=0", **changed}  # fmt: skip
+        return " · ".join(["mockllm/model", *parts.values()])
+
     assert set(rows) == {
-        "mockllm/model",
-        "mockllm/model · limit=2",
-        "mockllm/model · seed=1",
-        "mockllm/model · reasoning_effort=high",
-        "mockllm/model · grader=mockllm/other",
+        label(),
+        label(samples="limit=2"),
+        label(seed="seed=1"),
+        label(reasoning_effort="reasoning_effort=high"),
+        label(grader="grader=mockllm/other"),
     }
-    assert rows["mockllm/model"]["n_cot"] == 4 and rows["mockllm/model · limit=2"]["n_cot"] == 2
-    assert rows["mockllm/model"]["cot_reply"] == 10 and rows["mockllm/model · grader=mockllm/other"]["cot_reply"] == 0
+    assert rows[label()]["n_cot"] == 4 and rows[label(samples="limit=2")]["n_cot"] == 2
+    assert rows[label()]["cot_reply"] == 10 and rows[label(grader="grader=mockllm/other")]["cot_reply"] == 0
     deltas = {d["log"]: d for d in data["ablation_deltas"]}
     plain = deltas[Path(logs["ablated"]).name]
     assert plain["baseline"] == Path(logs["full"]).name and plain["n"] == 4 and plain["delta"] == 0
@@ -336,9 +365,10 @@ def test_perso_thinking_delta_pairs_only_runs_that_differ_in_reasoning(tmp_path:
     data = json.loads(_report("perso", folder, "--json").stdout)
     runs = {Path(r["log"]).name: r for r in data["runs"]}
     assert len(runs) == 4 and Path(logs["killed"]).name not in runs
-    assert runs[Path(logs["seed1"]).name]["model"] == "mockllm/model · seed=1"
-    assert runs[Path(logs["limit"]).name]["model"] == "mockllm/model · limit=2"
-    assert runs[Path(logs["thinking"]).name]["model"] == "mockllm/model"  # thinking is the table's own column
+    assert runs[Path(logs["seed1"]).name]["model"] == "mockllm/model · all samples · seed=1"
+    assert runs[Path(logs["limit"]).name]["model"] == "mockllm/model · limit=2 · seed=0"
+    # thinking is the table's own column
+    assert runs[Path(logs["thinking"]).name]["model"] == "mockllm/model · all samples · seed=0"
     assert runs[Path(logs["thinking"]).name]["thinking"] and not runs[Path(logs["plain"]).name]["thinking"]
     (delta,) = data["thinking_deltas"]
     assert delta["partner_log"] == logs["plain"] and delta["all"] == 0.0
@@ -363,9 +393,9 @@ def test_every_report_option_reaches_the_html_and_csv(longsocial_folder: dict[st
     cutoffs.write_text(json.dumps({"mockllm/model": "2015-01-01"}))
     options = ["-R", f"tiers={tiers}", "-R", f"cutoffs={cutoffs}"]
     data = json.loads(_report("longsocial", folder, "--json", *options).stdout)
-    assert data["table16"]["cohorts"]["small"]["models"]  # every column of the model is in the cohort
+    assert all(t["cohorts"]["small"]["models"] for t in data["table16"])  # each variant's column is in its cohort
     rows20 = {r["model"]: r for r in data["table20"]}
-    assert rows20["mockllm/model"]["cutoff"] == "2015-01-01" and rows20["mockllm/model"]["tier"] == "small"
+    assert rows20[_ls()]["cutoff"] == "2015-01-01" and rows20[_ls()]["tier"] == "small"
     out = tmp_path / "out"
     terminal = _report("longsocial", folder, *options, "--html", out / "r.html", "--tables", out / "t").stdout
     t20 = list(csv.DictReader((out / "t" / "longsocial-table20.csv").open()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import signal
@@ -411,7 +412,11 @@ def list_cmd() -> None:
 )
 @click.option("--model-role", "model_roles", multiple=True, metavar="ROLE=MODEL", help="e.g. grader=openai/gpt-5.")
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument, e.g. -M n_ctx=32768.")
-@click.option("--limit", type=int, help="Evaluate at most this many samples.")
+@click.option(
+    "--limit",
+    type=int,
+    help="Evaluate at most this many samples (LongSocialBench, PerSo: the first N items, the same at any concurrency).",
+)
 @click.option("--log-dir", default="logs", help="Where inspect writes its .eval logs.")
 @click.option(
     "--resume",
@@ -506,7 +511,7 @@ def run(
 
     from . import _registry  # noqa: F401  (registers the tasks, the embedded model and seeds tiktoken)
     from .benchmarks import get_benchmark
-    from .shared.benchmark import grid_arguments
+    from .shared.benchmark import LIMIT, grid_arguments
 
     if Path(log_dir).exists() and not Path(log_dir).is_dir():
         raise click.BadParameter(f"{log_dir} is a file: give a folder for the logs", param_hint="--log-dir")
@@ -516,6 +521,13 @@ def run(
         if any(pair.partition("=")[0].strip() == "reasoning" for pair in task_args):
             raise click.BadParameter("given twice: --reasoning and -T reasoning", param_hint="--reasoning")
         task_args = (*task_args, "reasoning=true")
+    if limit is not None and limit < 1:
+        raise click.BadParameter(f"must be at least 1, got {limit}", param_hint="--limit")
+    if limit is not None and LIMIT in inspect.signature(fn).parameters:
+        # the task chooses its items before its cache-aware send order: the same N items at any concurrency
+        if any(pair.partition("=")[0].strip() == LIMIT for pair in task_args):
+            raise click.BadParameter("given twice: --limit and -T limit", param_hint="--limit")
+        task_args, limit = (*task_args, f"{LIMIT}={limit}"), None
     grid = grid_arguments(fn, task_args)
     models = [m.strip() for m in model.split(",") if m.strip()]
     if not models:  # no task would be built, and inspect would look for tasks in the current folder

@@ -141,6 +141,17 @@ def parse_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-
     return out
 
 
+def checked_limit(limit: int | None) -> None:
+    """A task's ``limit`` (items asked) is a positive count."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1 (the number of items to ask), got {limit}")
+
+
+LIMIT = "limit"
+"""The task parameter that chooses the samples asked before any send order (LongSocialBench, PerSo): `socialbench run
+--limit N` sets it for tasks that declare it, and inspect's ``--limit`` for the others."""
+
+
 def grid_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T") -> list[dict[str, Any]]:
     """Like `parse_arguments`, but a key given several times makes a grid: one argument set per combination
     (in the order given, the first key varying slowest)."""

@@ -18,7 +18,6 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +172,7 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
     with the reason (`shared.runs`). Everything in a report is recomputed from these logs."""
     from .budgets import describe_calls, logged_calls
     from .runs import run_set
+    from .runs import version as socialbench_version
 
     chosen = run_set(logs)
     runs = []
@@ -184,6 +184,7 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
                 "task": header.eval.task,
                 "model": header.eval.model,
                 "label": info.label,
+                "columns": info.columns(),
                 "task_args": header.eval.task_args,
                 "samples": header.results.total_samples if header.results else 0,
                 "created": header.eval.created,
@@ -191,12 +192,8 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
                 "failed_calls": describe_calls(logged_calls(info.path)),
             }
         )
-    try:
-        package = version("socialbench")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-        package = "unknown"
     return {
-        "socialbench": package,
+        "socialbench": socialbench_version(),
         "generated": datetime.now(UTC).isoformat(timespec="seconds"),
         "models": sorted({r["model"] for r in runs}),
         "runs": runs,
@@ -655,22 +652,44 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         with atomic_writer(stem.with_suffix(".tex")) as handle:
             handle.write(latex_table(part))
         out += [stem.with_suffix(".csv"), stem.with_suffix(".tex")]
+    # one column per field that varies among the runs (seed, limit, grader, setting, ...), after the model: a file
+    # filtered on a column needs no label parsed
+    axes = list(dict.fromkeys(name for r in doc.provenance["runs"] for name in r.get("columns", {})))
+    model_of = {r["log"]: r["model"] for r in doc.provenance["runs"]}
+    columns_of = {r["log"]: r.get("columns", {}) for r in doc.provenance["runs"]}
+
+    def described(log: str) -> list[Any]:
+        return [model_of.get(log, ""), *(columns_of.get(log, {}).get(a, "") for a in axes)]
+
     samples = Path(folder) / f"{_slug(doc.benchmark)}-samples.csv"  # every sample behind the numbers
     with atomic_writer(samples) as handle:
         writer = csv.writer(handle)
-        writer.writerow(SAMPLE_COLUMNS)
-        writer.writerows([["" if v is None else _csv_value(v) for v in row] for row in sample_table(doc)])
+        writer.writerow([*SAMPLE_COLUMNS, "model", *axes])
+        writer.writerows(
+            [["" if v is None else _csv_value(v) for v in row] + described(row[1]) for row in sample_table(doc)]
+        )
     out.append(samples)
     runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
     with atomic_writer(runs) as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["log", "counted", "run", "status", "samples", "created", "why left out", "model calls cut off or empty"]
+            [
+                "log",
+                "counted",
+                "run",
+                "status",
+                "samples",
+                "created",
+                "why left out",
+                "model calls cut off or empty",
+                "model",
+                *axes,
+            ]
         )
         for r in doc.provenance["runs"]:
             failed = "; ".join(r.get("failed_calls") or []) or None
             row = [r["log"], "yes", r.get("label", r["model"]), r["status"], r["samples"], r["created"], "", failed]
-            writer.writerow(row)
+            writer.writerow(row + described(r["log"]))
         for x in doc.provenance.get("left_out", []):
-            writer.writerow([x["log"], "no", "", "", "", "", x["reason"], ""])
+            writer.writerow([x["log"], "no", "", "", "", "", x["reason"], ""] + [""] * (1 + len(axes)))
     return [*out, runs]

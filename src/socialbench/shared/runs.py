@@ -22,9 +22,12 @@ runs whose labels are equal: they differ only in the axes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import subprocess
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,15 +74,47 @@ def input_record(path: str | Path) -> dict[str, str]:
     return {"path": str(Path(path).resolve()), "sha256": file_digest(path)}
 
 
+@functools.cache
 def version() -> str:
-    """The installed socialbench's version (recorded in every log: a new version is another run)."""
+    """The socialbench that runs, recorded in every log (a new version is another run) and part of every cached
+    answer's key. The package version comes from git (setuptools-scm, at install time: ``0.1.dev48+gb6d9367``);
+    in a git checkout (an editable install, whose metadata stays as it was installed) the commit is read at run
+    time, and a checkout with changes to the package adds the digest of its sources (``+gb6d9367.d1a2b3c4d``), so
+    every commit, and every uncommitted state, is a version of its own."""
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as package_version
 
     try:
-        return package_version("socialbench")
+        installed = package_version("socialbench")
     except PackageNotFoundError:  # pragma: no cover - a source tree without install
-        return "unknown"
+        installed = "unknown"
+    package = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(package), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=30
+        )
+        changed = subprocess.run(
+            ["git", "-C", str(package), "status", "--porcelain", "--", "."], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):  # no git: the installed version says it
+        return installed
+    if head.returncode != 0 or changed.returncode != 0:  # not a checkout (an installed wheel)
+        return installed
+    base = installed.split("+", 1)[0]
+    local = f"g{head.stdout.strip()}" + (f".d{code_digest()[:8]}" if changed.stdout.strip() else "")
+    return f"{base}+{local}"
+
+
+@functools.cache
+def code_digest() -> str:
+    """sha256 over the installed socialbench's source files (paths and bytes): the code a cached answer was computed
+    with, whatever the version string says."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for source in sorted(package.rglob("*.py")):
+        digest.update(source.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
 
 
 def _canon(value: Any) -> str:
@@ -114,6 +149,8 @@ class Field:
     value: str
     compare: str
     label: str
+    text: str = ""
+    """The value as a CSV column shows it (``1``, ``mine.jsonl@1a2b3c4d``, ``limit=2``)."""
 
 
 @dataclass
@@ -130,21 +167,33 @@ class RunInfo:
     inputs: list[str] = field(default_factory=list)
     """The input files the log names (resolved paths): a report never writes over them."""
     label: str = ""
-    """The model and what tells this run apart from the others of its report: every field whose value is not the
-    most common one among them (`label_runs`)."""
+    """The model and what tells this run apart from the others of its report: every field that varies among them,
+    with this run's value (`label_runs`)."""
     differs: dict[str, str] = field(default_factory=dict)
     """The differing fields' label texts (``{"seed": "seed=1"}``)."""
 
     def label_without(self, axes: Iterable[str]) -> str:
         """The label with the benchmark's axes (shown in their own column) left out: runs with equal labels here
         differ only in those axes, so they may be compared."""
+        return " · ".join([self.model, *self.variant_parts(axes)])
+
+    def variant_parts(self, axes: Iterable[str]) -> list[str]:
+        """What tells this run from other runs of the same model, but the axes: the variant (``["seed=1"]``; empty
+        where nothing varies). Runs of different models with equal variants may be pooled over models."""
         names = list(axes)
-        parts = [text for name, text in self.differs.items() if not _matches(name, names)]
-        return " · ".join([self.model, *parts])
+        return [text for name, text in self.differs.items() if not _matches(name, names)]
 
     @property
     def name(self) -> str:
         return Path(self.path).name
+
+    def columns(self) -> dict[str, str]:
+        """One column per field that varies among the report's runs (``{"seed": "1", "grader": "..."}``): what a
+        CSV carries so that a file can be filtered without parsing labels."""
+        return {
+            _bare(name): (self.fields[name].text or self.fields[name].label) if name in self.fields else ""
+            for name in self.differs
+        }
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:
@@ -195,26 +244,29 @@ def identity(header: Any) -> dict[str, Field]:
     inputs = meta.get(INPUTS) or {}
     out: dict[str, Field] = {}
 
-    def put(name: str, value: Any, label: str | None = None, compare: Any = None) -> None:
+    def put(name: str, value: Any, label: str | None = None, compare: Any = None, shown: str | None = None) -> None:
         text = _canon(value)
-        out[name] = Field(text, text if compare is None else _canon(compare), label or f"{name}={_short(value)}")
+        compared = text if compare is None else _canon(compare)
+        shown = _short(value) if shown is None else shown
+        out[name] = Field(text, compared, label or f"{name}={shown}", shown)
 
     put(TASK, log_task(header))  # not "task": PerSo has a task argument of that name
     put(MODEL, spec.model, spec.model)
     if spec.model_base_url:
         put("base_url", spec.model_base_url)
     if model_args := _public(spec.model_args):
-        put("model_args", model_args, "model args " + _canon(model_args))
+        put("model_args", model_args, "model args " + _canon(model_args), shown=_canon(model_args))
     for name, value in sorted((spec.task_args or {}).items()):
         record = inputs.get(name)
         if isinstance(record, dict) and record.get("sha256"):
             digest = str(record["sha256"])
-            put(name, digest, f"{name}={Path(str(record.get('path', ''))).name}@{digest[:8]}")
+            file = f"{Path(str(record.get('path', ''))).name}@{digest[:8]}"
+            put(name, digest, f"{name}={file}", shown=file)
         else:
             put(name, value)
     for name, record in inputs.items():  # inputs read without an argument naming them (defaults)
         if name not in (spec.task_args or {}) and isinstance(record, dict) and record.get("sha256"):
-            put(name, record["sha256"], f"{name}@{str(record['sha256'])[:8]}")
+            put(name, record["sha256"], f"{name}@{str(record['sha256'])[:8]}", shown=str(record["sha256"])[:8])
     for role, config in sorted((spec.model_roles or {}).items()):
         configs = config if isinstance(config, list) else [config]
         value = [
@@ -223,7 +275,8 @@ def identity(header: Any) -> dict[str, Field]:
         ]
         names = ", ".join(str(c.model) for c in configs)
         extra = [_config(c.config) for c in configs if _config(c.config)]
-        put(f"role:{role}", value, f"{role}={names}" + (f" {_canon(extra)}" if extra else ""))
+        shown = names + (f" {_canon(extra)}" if extra else "")
+        put(f"role:{role}", value, f"{role}={shown}", shown=shown)
     generate = {**_config(spec.model_generate_config), **_config(header.plan.config if header.plan else None)}
     for name, value in sorted(generate.items()):
         put(f"generate:{name}", value, f"{name}={_short(value)}")
@@ -236,12 +289,12 @@ def identity(header: Any) -> dict[str, Field]:
         asked = {"limit": config.limit}
     digest = hashlib.sha256(_canon(sorted(map(str, ids))).encode()).hexdigest()
     shown = "all samples" if asked == "all" else "; ".join(f"{k}={_short(v)}" for k, v in asked.items())
-    put("samples", digest, shown, compare=asked)
+    put("samples", digest, shown, compare=asked, shown=shown)
     if (config.epochs or 1) != 1:
         put("epochs", config.epochs)
     version = meta.get("socialbench_version") or (spec.packages or {}).get("socialbench")
     if version:
-        put("socialbench", version, f"socialbench {version}")
+        put("socialbench", version, f"socialbench {version}", shown=str(version))
     return out
 
 
@@ -339,13 +392,19 @@ def run_set(paths: Sequence[str | Path]) -> RunSet:
     return RunSet(runs, left)
 
 
+MODEL_BOUND = ("base_url", "model_args")
+"""Fields that describe where and how one model is served: when each model of a group has one value of them, the
+model's name already tells its runs apart and they are left out of the labels (and of the variants a table holds
+fixed), so a vLLM model and a hosted one still pool; a model run two ways is labelled by them."""
+
+
 def label_runs(runs: list[RunInfo], key: Callable[[RunInfo], str] | None = None) -> None:
     """Each run's ``differs`` and ``label``. Within a group of runs (by default of one task; a benchmark may group
     finer, e.g. PerSo by task kind, whose behavioral runs never read the cognitive items), a field varies when its
-    compared values are not all equal; a run's label names the varying fields where its value is not the group's
-    most common one (ties: the first run's), so the common case stays ``mockllm/model`` and a second seed reads
-    ``mockllm/model · seed=1``. Two runs that differ in a field never share a label: at most one of the two values
-    is the common one."""
+    compared values are not all equal, and every run's label names every varying field with its own value (no
+    common value left out: in a grid of seeds 0 and 1 both read ``seed=0`` / ``seed=1``), so a label alone says
+    which run it is; where nothing varies the label is the model. Two runs that differ in a field never share a
+    label. `MODEL_BOUND` fields are named only where one model has several values."""
     groups: dict[str, list[RunInfo]] = {}
     for run in runs:
         groups.setdefault(key(run) if key else run.task, []).append(run)
@@ -361,10 +420,14 @@ def label_runs(runs: list[RunInfo], key: Callable[[RunInfo], str] | None = None)
             values = [compared(r, name) for r in members]
             if len(set(values)) < 2:
                 continue
-            common = max(dict.fromkeys(values), key=values.count)  # first seen wins a tie
-            for run, value in zip(members, values, strict=True):
-                if value != common:
-                    run.differs[name] = run.fields[name].label if name in run.fields else f"{_bare(name)} unset"
+            if name in MODEL_BOUND:
+                per_model: dict[str, set[str | None]] = {}
+                for run, value in zip(members, values, strict=True):
+                    per_model.setdefault(run.model, set()).add(value)
+                if all(len(v) == 1 for v in per_model.values()):
+                    continue
+            for run in members:
+                run.differs[name] = run.fields[name].label if name in run.fields else f"{_bare(name)} unset"
         for run in members:
             run.label = run.label_without(())
 
@@ -394,50 +457,90 @@ def light_log(path: str | Path) -> Any:
     return header.model_copy(update={"samples": samples})
 
 
-_EXTRACTED: dict[tuple[str, int, int, str], Any] = {}
-EXTRACT_STATS = {"read": 0, "memory": 0, "disk": 0}
-"""How `extracted` answered: logs read, answers from this process's memory, answers from the disk cache."""
+_EXTRACTED: dict[tuple[str, str], Any] = {}
+EXTRACT_STATS = {"read": 0, "memory": 0, "disk": 0, "refused": 0}
+"""How `extracted` answered: logs read, answers from this process's memory, answers from the disk cache, and disk
+entries refused (damaged, of another log or other code) and recomputed."""
+_DIGESTS: dict[tuple[str, int, int], str] = {}
 
 
-def _disk_path(path: str, stat: os.stat_result, name: str) -> Path:
+def content_digest(path: str | Path) -> str:
+    """A digest of a log's content. An ``.eval`` log is a zip whose central directory holds every member's CRC-32
+    and size: the digest of those (read without decompressing anything, so it costs no more than a header) changes
+    with any member's content, so a log overwritten in place at the same size and time still gets a new digest.
+    Other logs: sha256 of the bytes (kept per path, size and modification time within a process)."""
+    path = local_path(path)
+    digest = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                digest.update(f"{info.filename}\0{info.CRC}\0{info.file_size}\n".encode())
+        return "zip:" + digest.hexdigest()
+    except zipfile.BadZipFile:  # a .json log, or a damaged one (its reader says what is wrong)
+        stat = os.stat(path)
+        memo = (str(path), stat.st_size, stat.st_mtime_ns)
+        if memo not in _DIGESTS:
+            _DIGESTS[memo] = "sha256:" + file_digest(path)
+        return _DIGESTS[memo]
+
+
+def _disk_path(digest: str, name: str) -> Path:
     from .retrieval import cache_dir
 
-    key = _canon([str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, name, version()])
+    key = _canon([digest, name, code_digest()])
     return cache_dir() / "logs" / f"{hashlib.sha256(key.encode()).hexdigest()}.json.gz"
+
+
+def _read_entry(disk: Path, digest: str, name: str) -> tuple[bool, Any]:
+    """A disk entry's answer if the entry is whole and is the one asked for (this log's content, this extractor,
+    this code); ``(False, None)`` otherwise."""
+    import gzip
+
+    if not disk.exists():
+        return False, None
+    try:
+        with gzip.open(disk, "rt", encoding="utf-8") as handle:
+            entry = json.load(handle)
+    except Exception:  # a damaged entry (zlib, gzip, JSON or decoding errors alike) is recomputed
+        EXTRACT_STATS["refused"] += 1
+        return False, None
+    wanted = {"digest": digest, "extractor": name, "code": code_digest()}
+    if not isinstance(entry, dict) or "value" not in entry or any(entry.get(k) != v for k, v in wanted.items()):
+        EXTRACT_STATS["refused"] += 1  # the wrong shape, or another log's or another code's answer
+        return False, None
+    return True, entry["value"]
 
 
 def extracted(path: str | Path, extract: Callable[[Any], T], persist: bool = False) -> T:
     """``extract(light_log(path))``, computed once per process for a log's content: a report and its document read
     each log once, whatever tables they build from it. ``persist``: the answer (JSON) is also cached on disk
-    (``$SOCIALBENCH_CACHE/logs``, keyed by the log's resolved path, size and modification time, the extractor and
-    the socialbench version), so a second report over a folder reads only the logs that are new or changed."""
-    import gzip
-
+    (``$SOCIALBENCH_CACHE/logs``), keyed by the log's content (`content_digest`), the extractor and the code that
+    computed it (`code_digest`); each entry names its log, digest, extractor and code and is checked on read, so a
+    log overwritten in place, an entry written by other code or a damaged entry is recomputed, never served."""
     path = local_path(path)
-    stat = os.stat(path)
+    digest = content_digest(path)
     name = f"{extract.__module__}.{extract.__qualname__}"
-    key = (str(path), stat.st_size, stat.st_mtime_ns, name)
+    key = (digest, name)
     if key in _EXTRACTED:
         EXTRACT_STATS["memory"] += 1
         return _EXTRACTED[key]  # type: ignore[no-any-return]
-    disk = _disk_path(path, stat, name) if persist else None
-    if disk is not None and disk.exists():
-        try:
-            with gzip.open(disk, "rt", encoding="utf-8") as handle:
-                _EXTRACTED[key] = json.load(handle)
+    disk = _disk_path(digest, name) if persist else None
+    if disk is not None:
+        found, value = _read_entry(disk, digest, name)
+        if found:
             EXTRACT_STATS["disk"] += 1
-            return _EXTRACTED[key]  # type: ignore[no-any-return]
-        except (OSError, ValueError, EOFError):  # a damaged cache entry is recomputed, never trusted
-            pass
+            _EXTRACTED[key] = value
+            return value  # type: ignore[no-any-return]
     EXTRACT_STATS["read"] += 1
     _EXTRACTED[key] = value = extract(light_log(path))
     if disk is not None:
         from ..core.errors import InputError
         from ..core.jsonl import atomic_writer
 
+        entry = {"log": str(Path(path).resolve()), "digest": digest, "extractor": name, "code": code_digest()}
         try:
             with atomic_writer(disk) as handle:  # .gz: written compressed
-                json.dump(value, handle)
+                json.dump({**entry, "value": value}, handle)
         except (InputError, OSError):  # a cache that cannot be written (read-only home) only costs a re-read
             pass
     return value

@@ -17,7 +17,16 @@ from ...shared.runs import INPUTS, file_digest, run_set
 from . import paper
 from .items import CAPABILITIES
 from .recall import evidence_recall
-from .report import NO_FULL, PAPER_PLATFORMS, analyses, degraded_marks, load_mapping, load_runs
+from .report import (
+    NO_FULL,
+    PAPER_PLATFORMS,
+    analyses,
+    degraded_marks,
+    load_mapping,
+    load_runs,
+    pooling_text,
+    variant_text,
+)
 
 
 def _run_label(row: dict[str, Any]) -> str:
@@ -121,14 +130,15 @@ def document(
     )
 
     fams = data["families"]
-    names = [f["family"] for f in fams]
+    several = len({f["variant"] for f in fams}) > 1  # one bar and row per variant and family, the variant named
+    names = [f["family"] + (f" ({variant_text(f['variant'])})" if several else "") for f in fams]
     refs = {}
     paper_series = None
     if compare_paper:
         refs[f"paper: human readers {paper.HUMAN[0]:g}% ({paper.HUMAN[1].split(':')[0]})"] = paper.HUMAN[0] / 100
         paper_series = {
             f"LongSocialBench, {paper.FAMILIES_SOURCE} (paper)": [
-                paper.FAMILIES[n][0] / 100 if n in paper.FAMILIES else None for n in names
+                paper.FAMILIES[f["family"]][0] / 100 if f["family"] in paper.FAMILIES else None for f in fams
             ]
         }
     bands = bars(
@@ -142,12 +152,24 @@ def document(
     )
     fam_table = Table(
         "longsocial-families",
-        "Setting families (Table 14): mean accuracy % over cells [cell-level 95% CI]; n counts cells, not items",
-        ["family", "cells", "mean %", "Δ Full (pp)", "diagnostic", "† cells that ran without their setting"],
+        "Setting families (Table 14): mean accuracy % over cells [cell-level 95% CI]; a cell is one setting of one "
+        "model, n counts cells, not items; pools over the models named, holds the variant fixed",
+        [
+            "family",
+            "variant",
+            "cells",
+            "models",
+            "mean %",
+            "Δ Full (pp)",
+            "diagnostic",
+            "† cells that ran without their setting",
+        ],
         [
             [
                 f["family"],
+                variant_text(f["variant"]),
                 f["cells"],
+                ", ".join(f["models"]),
                 Estimate(_pct(f["mean"]), _ci(f, 0), _ci(f, 1), f["cells"]),
                 _pct(f["delta_vs_full"]),
                 f["diagnostic"],
@@ -279,18 +301,24 @@ def document(
         )
         sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
 
-    pooled = data["length_pooled"]
-    if pooled and pooled["points"]:
-        name = f"pooled over {pooled['models']} models"
-        note = "(ρ = –)" if pooled["rho"] is None else f"(ρ = {pooled['rho']:.2f}, {pooled['episodes']} episodes)"
-        fits = {name: (pooled["slope"], pooled["intercept"])} if pooled["slope"] is not None else None
+    pooled = [p for p in data["length_pooled"] if p["points"]]
+    if pooled:  # one series per variant: each pools its own models, never variants of one model
+        pooled_series: dict[str, list[tuple[float, float]]] = {}
+        pooled_notes: dict[str, str] = {}
+        pooled_fits: dict[str, tuple[float, float]] = {}
+        for p in pooled:
+            name = pooling_text(p["variant"], p["model_names"])
+            pooled_series[name] = [(float(x), float(y)) for x, y in p["points"]]
+            pooled_notes[name] = "(ρ = –)" if p["rho"] is None else f"(ρ = {p['rho']:.2f}, {p['episodes']} episodes)"
+            if p["slope"] is not None:
+                pooled_fits[name] = (p["slope"], p["intercept"])
         figure = scatter(
             "Episode length vs mean Baseline accuracy, pooled over models (Fig. 9)",
-            {name: [tuple(p) for p in pooled["points"]]},
+            pooled_series,
             "episode length (cl100k tokens)",
             "accuracy (%)",
-            {name: note},
-            fits=fits,
+            pooled_notes,
+            fits=pooled_fits or None,
         )
         sections.append(Section("Length, pooled", [Figure("longsocial-length-pooled", "Length, pooled", figure)]))
     summary_tables: list[Table | Figure] = []
@@ -357,13 +385,25 @@ def document(
         summary_tables.append(
             Table(
                 "longsocial-table19",
-                "Table 19: shortcut probes, mean accuracy % across models and mean paired change vs Full (pts); the "
-                "open answer as the mean paired drop against multiple choice with Spearman's ρ of the model rankings",
-                ["probe", "models", "mean %", "Δ Full (pts)", "ρ"],
-                [[r["probe"], r["models"], _pct(r["mean"]), _pct(r["delta_vs_full"]), None] for r in probes["probes"]]
+                "Table 19: shortcut probes, mean accuracy % across models (the variant held fixed) and mean paired "
+                "change vs Full (pts); the open answer as the mean paired drop against multiple choice with "
+                "Spearman's ρ of the model rankings",
+                ["probe", "variant", "models", "mean %", "Δ Full (pts)", "ρ"],
+                [
+                    [
+                        r["probe"],
+                        variant_text(r["variant"]),
+                        r["models"],
+                        _pct(r["mean"]),
+                        _pct(r["delta_vs_full"]),
+                        None,
+                    ]
+                    for r in probes["probes"]
+                ]
                 + [
                     [
                         "open answer",
+                        None,
                         probes["open_answer"]["models"],
                         None,
                         _pct(-probes["open_answer"]["mean_drop"])
@@ -397,24 +437,29 @@ def document(
                 row_logs=[r["log"] for r in data["table21"]],
             )
         )
-    t16 = data["table16"]
-    if t16.get("draws") and t16.get("top_cell"):
+    t16s = [t for t in data["table16"] if t.get("draws") and t.get("top_cell")]
+    if t16s:
+        rows16: list[list[Any]] = []
+        for t16 in t16s:
+            held = pooling_text(t16["variant"], t16["pooled_models"])
+            rows16 += [
+                [held, "best cell", _draws(t16["best_cell"])],
+                [held, f"top cell: {t16['top_cell']['model']} / {t16['top_cell']['setting']}", _draws(t16["top_cell"])],
+            ]
+            rows16 += [[held, f"{m} (its best cell)", _draws(v)] for m, v in t16["models"].items()]
+            rows16 += [
+                [held, f"tier {t}: mean of its {len(c['models'])} models' best cells", _pct(c["mean"])]
+                for t, c in t16["cohorts"].items()
+            ]
+        first = t16s[0]
         summary_tables.append(
             Table(
                 "longsocial-table16",
-                f"Table 16: {t16['draws']} bootstrap draws (with replacement) of {t16['items_per_draw']} items "
-                f"in the capability × platform "
-                "proportions; accuracy % mean [2.5, 97.5 percentiles] across draws",
-                ["what", "accuracy %"],
-                [
-                    ["best cell", _draws(t16["best_cell"])],
-                    [f"top cell: {t16['top_cell']['model']} / {t16['top_cell']['setting']}", _draws(t16["top_cell"])],
-                ]
-                + [[f"{m} (its best cell)", _draws(v)] for m, v in t16["models"].items()]
-                + [
-                    [f"tier {t}: mean of its {len(c['models'])} models' best cells", _pct(c["mean"])]
-                    for t, c in t16["cohorts"].items()
-                ],
+                f"Table 16: {first['draws']} bootstrap draws (with replacement) of {first['items_per_draw']} items "
+                "in the capability × platform proportions; accuracy % mean [2.5, 97.5 percentiles] across draws; the "
+                "best cell is taken over the models and settings of one variant",
+                ["pooled over", "what", "accuracy %"],
+                rows16,
             )
         )
     if any(r["cutoff"] for r in data["table20"]):  # a table of unknown cutoffs says nothing (the terminal lists them)

@@ -260,6 +260,9 @@ class Run:
     stats: dict[str, dict[str, Any]] | None = None
     """Per episode, what the run recorded of it: cl100k tokens and the root post's date (None in older logs)."""
     differs: dict[str, str] = field(default_factory=dict)
+    variant: str = ""
+    """What tells this run from the same model's other runs, but the setting (``seed=1 · limit=10``; empty where
+    nothing does): tables that pool over models pool one variant at a time (`by_variant`)."""
 
     def __post_init__(self) -> None:
         self.model_name = self.model_name or self.model
@@ -316,10 +319,41 @@ def load_runs(logs: list[str]) -> list[Run]:
                 model_name=info.model,
                 stats=meta.get("episode_stats"),
                 differs={k: v for k, v in info.differs.items() if k not in AXES},
+                variant=" · ".join(info.variant_parts(AXES)),
             )
         )
     order = {name: n for n, name in enumerate(WORKFLOWS)}
     return sorted(runs, key=lambda r: (r.diagnostic, order.get(r.workflow, len(order)), r.model))
+
+
+def by_variant(runs: list[Run]) -> list[tuple[str, list[Run]]]:
+    """The runs grouped by variant, for tables that pool over models: each group holds its variant fixed and pools
+    over distinct models, so a second seed, a ``--limit`` rerun or a reasoning run of one model is never counted as
+    another model. The variant with the most models comes first (then the most runs, then the order of the logs)."""
+    return [(v, [r for r in runs if r.variant == v]) for v in variant_order([(r.variant, r.model_name) for r in runs])]
+
+
+def variant_order(pairs: list[tuple[str, str]]) -> list[str]:
+    """Variants of (variant, model) pairs, the one with the most models first (then the most pairs, then first
+    seen)."""
+    models: dict[str, set[str]] = defaultdict(set)
+    count: Counter[str] = Counter()
+    for variant, model in pairs:
+        models[variant].add(model)
+        count[variant] += 1
+    first = list(models)
+    return sorted(models, key=lambda v: (-len(models[v]), -count[v], first.index(v)))
+
+
+def variant_text(variant: str) -> str:
+    """How a table names the variant it holds fixed."""
+    return variant or "the one configuration"
+
+
+def pooling_text(variant: str, models: list[str]) -> str:
+    """What a pooled number holds fixed and pools over: ``pooled over 2 models (a, b); held fixed: seed=1``."""
+    held = f"; held fixed: {variant}" if variant else ""
+    return f"pooled over {len(models)} model{'s' if len(models) != 1 else ''} ({', '.join(models)}){held}"
 
 
 def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
@@ -359,6 +393,8 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
                 "family": run.family,
                 "diagnostic": run.diagnostic,
                 "model": run.model,
+                "model_name": run.model_name,
+                "variant": run.variant,
                 **line,
                 "delta_vs_full": delta,
                 "no_partner": NO_FULL if run.workflow != "full" and run.model not in full else None,
@@ -369,29 +405,34 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
 
 
 def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Table 14: per setting family, the mean of its cells' accuracies with a cell-level bootstrap 95% CI, and its
-    change against Full over the columns (models) present in both families: the family's cells of those columns
-    minus their Full cells, so a family run on fewer models is not compared with other models' Full."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    """Table 14: per variant (held fixed: seed, limit, reasoning, ... -- `by_variant`) and setting family, the mean
+    of its cells' accuracies (one cell per setting and model) with a cell-level bootstrap 95% CI, and its change
+    against Full over the models present in both families of that variant: the family's cells of those models minus
+    their Full cells, so a family run on fewer models is not compared with other models' Full, and no variant of a
+    model is counted as another model."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for cell in cells:
         if cell["accuracy"] is not None:
-            groups[cell["family"]].append(cell)
-    full = {c["model"]: c["accuracy"] for c in groups.get("Full-context", [])}
+            groups[(cell["variant"], cell["family"])].append(cell)
+    ranked = {v: n for n, v in enumerate(variant_order([(c["variant"], c["model_name"]) for c in cells]))}
     out = []
-    for family, members in groups.items():
+    for (variant, family), members in sorted(groups.items(), key=lambda g: ranked[g[0][0]]):
+        full = {c["model_name"]: c["accuracy"] for c in groups.get((variant, "Full-context"), [])}
         values = [c["accuracy"] for c in members]
         low, high = bootstrap_ci(values)
         mean = statistics.fmean(values)
-        both = sorted({c["model"] for c in members} & full.keys())
+        both = sorted({c["model_name"] for c in members} & full.keys())
         delta = None
         if family != "Full-context" and both:
-            mine = [c["accuracy"] for c in members if c["model"] in both]
+            mine = [c["accuracy"] for c in members if c["model_name"] in both]
             delta = statistics.fmean(mine) - statistics.fmean(full[m] for m in both)
         out.append(
             {
                 "family": family,
+                "variant": variant,
                 "diagnostic": members[0]["diagnostic"],
                 "cells": len(values),
+                "models": sorted({c["model_name"] for c in members}),
                 "mean": mean,
                 "ci95": [low, high],
                 "delta_vs_full": delta,
@@ -673,22 +714,28 @@ PROBES = ("option-only", "question-only", "title-only", "shuffled")
 
 
 def table19(runs: list[Run]) -> dict[str, Any]:
-    """Table 19: per shortcut probe, the mean accuracy across models (and the mean paired change against each
-    model's Full), and the open-answer row as the mean paired drop with Spearman's rho of the model rankings."""
-    full = {r.model: r for r in runs if r.workflow == "full"}
+    """Table 19: per variant (held fixed, `by_variant`) and shortcut probe, the mean accuracy across models (and the
+    mean paired change against each model's Full of that variant), and the open-answer row as the mean paired drop
+    with Spearman's rho of the model rankings."""
     rows = []
-    for probe in PROBES:
-        mine = [r for r in runs if r.workflow == probe and r.line["accuracy"] is not None]
-        deltas = [d["delta"] for r in mine if r.model in full and (d := _paired(r, full[r.model]))["delta"] is not None]
-        rows.append(
-            {
-                "probe": probe,
-                "models": len(mine),
-                "mean": statistics.fmean(r.line["accuracy"] for r in mine) if mine else None,
-                "delta_vs_full": statistics.fmean(deltas) if deltas else None,
-                "logs": [r.path for r in mine],
-            }
-        )
+    for variant, group in by_variant(runs):
+        full = {r.model: r for r in group if r.workflow == "full"}
+        for probe in PROBES:
+            mine = [r for r in group if r.workflow == probe and r.line["accuracy"] is not None]
+            paired = [d for r in mine if r.model in full and (d := _paired(r, full[r.model]))["delta"] is not None]
+            rows.append(
+                {
+                    "probe": probe,
+                    "variant": variant,
+                    "models": len({r.model_name for r in mine}),
+                    "mean": statistics.fmean(r.line["accuracy"] for r in mine) if mine else None,
+                    "delta_vs_full": statistics.fmean(d["delta"] for d in paired) if paired else None,
+                    "delta_models": len(paired),
+                    "paired_items": [d["n"] for d in paired],
+                    "logs": [r.path for r in mine],
+                }
+            )
+    rows = [r for r in rows if r["models"]] or rows[: len(PROBES)]  # variants that ran no probe add no empty rows
     ovc = open_vs_choice(runs)
     drops = [r["drop"] for r in ovc["models"] if r["drop"] is not None]
     return {
@@ -703,17 +750,18 @@ def table19(runs: list[Run]) -> dict[str, Any]:
 
 def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
     """Fig. 9 pooled over models: per episode the mean Baseline (Full) accuracy over the models (each model's
-    accuracy on the episode's asked items first), Spearman's rho over episodes and a least-squares fit."""
+    accuracy on the episode's asked items first), Spearman's rho over episodes and a least-squares fit. ``runs``
+    are of one variant (`by_variant`): one Full run per model."""
     from scipy.stats import linregress
 
     per_episode: dict[str, list[float]] = defaultdict(list)
     lengths: dict[str, int] = {}
-    models = 0
+    models: set[str] = set()
     for run in runs:
         tokens = _episode_tokens(run) if run.workflow == "full" else None
         if tokens is None:
             continue
-        models += 1
+        models.add(run.model_name)
         mine: dict[str, list[float]] = defaultdict(list)
         for r in run.rows:
             if r["status"] != OVERLENGTH and r["episode"] in tokens:
@@ -729,7 +777,8 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
     rho, p = spearmanr(xs, ys) if enough else (float("nan"), float("nan"))
     fit = linregress(xs, ys) if enough else None
     return {
-        "models": models,
+        "models": len(models),
+        "model_names": sorted(models),
         "episodes": len(xs),
         "rho": None if math.isnan(rho) else float(rho),
         "p": None if math.isnan(p) else float(p),
@@ -889,6 +938,7 @@ def analyses(
             {
                 "model": r.model,
                 "model_name": r.model_name,
+                "variant": r.variant,
                 "workflow": r.label,
                 "differs": r.differs,
                 "log": r.path,
@@ -912,11 +962,16 @@ def analyses(
         "subset150": stratified_subset(runs),
         "table3": table3(runs),
         "table13": table13(runs),
-        "table16": table16(runs, tiers),
+        "table16": [
+            {"variant": variant, "pooled_models": sorted({r.model_name for r in group}), **table16(group, tiers)}
+            for variant, group in by_variant([r for r in runs if not r.diagnostic])
+        ],
         "table19": table19(runs),
         "table21": table21(runs),
         "table20": table20(runs, cutoffs, tiers),
-        "length_pooled": length_pooled(runs),
+        "length_pooled": [
+            {"variant": variant, **pooled} for variant, group in by_variant(runs) if (pooled := length_pooled(group))
+        ],
     }
 
 
@@ -931,9 +986,10 @@ def _est(value: dict[str, Any]) -> str:
 
 
 def _delta(d: dict[str, Any] | None) -> str:
+    """A paired change in points with its CI and its number of paired items."""
     if not d or d["delta"] is None:
         return "-"
-    return f"{100 * d['delta']:+.1f} [{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}]"
+    return f"{100 * d['delta']:+.1f} [{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}] (n={d['n']})"
 
 
 def load_mapping(path: str | None, what: str) -> dict[str, str] | None:
@@ -1001,6 +1057,8 @@ def report(
                 text += f"\n{truncation_text(cell)}"
             if cell["delta_vs_full"]:
                 text += f"\nΔ {_delta(cell['delta_vs_full'])}"
+                if cell["delta_vs_full"]["n"] < cell["asked"]:  # paired on fewer items than the cell asked: said
+                    text += f" paired on {cell['delta_vs_full']['n']} of {cell['asked']}"
             elif cell["no_partner"]:
                 text += "\nΔ no Full partner"
             row.append(text)
@@ -1010,12 +1068,14 @@ def report(
         console.print(f"Δ no Full partner: {NO_FULL}.")
     if len(models) > 1 and any(r["differs"] for r in data["runs"]):
         console.print("Columns: runs that differ in more than the setting, named by what differs: " + "; ".join(models))
+    several = len({f["variant"] for f in data["families"]}) > 1
     fam = Table(
-        title="Setting families (Table 14): mean of cell accuracies, cell-level bootstrap 95% CI; "
-        "Δ Full over the models in both"
+        title="Setting families (Table 14): mean of cell accuracies (a cell = one setting x one model), cell-level "
+        "bootstrap 95% CI; Δ Full over the models in both. Pools over models; holds the variant fixed"
+        + (" (one block per variant)" if several else "")
     )
-    for col in ("Family", "Cells", "Mean %", "95% CI", "Δ Full (models)"):
-        fam.add_column(col, justify="left" if col == "Family" else "right")
+    for col in ("Family", *(["Variant"] if several else []), "Cells", "Models", "Mean %", "95% CI", "Δ Full (models)"):
+        fam.add_column(col, justify="left" if col in ("Family", "Variant") else "right")
     for f in data["families"]:
         delta = "-" if f["delta_vs_full"] is None else f"{100 * f['delta_vs_full']:+.1f} ({f['delta_models']})"
         if f["no_partner"]:
@@ -1023,7 +1083,15 @@ def report(
         name = f["family"] + (" (diagnostic)" if f["diagnostic"] else "")
         if f.get("degraded"):  # a cell of the mean ran without its setting
             name += f" † {len(f['degraded'])} of {f['cells']} cells ran without their setting"
-        fam.add_row(name, str(f["cells"]), _pct(f["mean"]), f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]", delta)
+        fam.add_row(
+            name,
+            *([variant_text(f["variant"])] if several else []),
+            str(f["cells"]),
+            str(len(f["models"])),
+            _pct(f["mean"]),
+            f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]",
+            delta,
+        )
     console.print(fam)
     if data["reasoning_lifts"]:
         lifts = Table(title="Reasoning lifts over Full (Table 17), paired on items")
@@ -1072,11 +1140,12 @@ def report(
             _pct(r["c_mac"]) + (" (truncated)" if "Full" in cut else ""),
         )
     console.print(t13)
-    t16 = data["table16"]
-    if t16.get("draws") and t16.get("top_cell"):  # no top cell: no run has a scored item
+    for t16 in data["table16"]:
+        if not (t16.get("draws") and t16.get("top_cell")):  # no top cell: no run has a scored item
+            continue
         console.print(
-            f"Table 16: {t16['draws']} bootstrap draws (with replacement) of {t16['items_per_draw']} items "
-            f"(of {t16['items_logged']} logged) in the "
+            f"Table 16 ({pooling_text(t16['variant'], t16['pooled_models'])}): {t16['draws']} bootstrap draws (with "
+            f"replacement) of {t16['items_per_draw']} items (of {t16['items_logged']} logged) in the "
             f"capability x platform proportions ({t16['strata']} strata); mean [2.5, 97.5 percentiles] across draws: "
             f"best cell {_est(t16['best_cell'])}; top cell {t16['top_cell']['model']} / {t16['top_cell']['setting']} "
             f"{_est(t16['top_cell'])}; per model (its best cell): "
@@ -1090,16 +1159,22 @@ def report(
         )
     t19 = data["table19"]
     if any(r["models"] for r in t19["probes"]) or t19["open_answer"]["models"]:
-        probes = Table(title="Table 19: shortcut probes, mean accuracy % across models; Δ = mean paired change vs Full")
-        for col in ("Probe", "Models", "Mean %", "Δ Full (pts)"):
-            probes.add_column(col, justify="left" if col == "Probe" else "right")
+        probes = Table(
+            title="Table 19: shortcut probes, mean accuracy % across models (held fixed: the variant); "
+            "Δ = mean paired change vs Full (models paired)"
+        )
+        for col in ("Probe", "Variant", "Models", "Mean %", "Δ Full (pts)"):
+            probes.add_column(col, justify="left" if col in ("Probe", "Variant") else "right")
         for row in data["table19"]["probes"]:
-            delta = "-" if row["delta_vs_full"] is None else f"{100 * row['delta_vs_full']:+.1f}"
-            probes.add_row(row["probe"], str(row["models"]), _pct(row["mean"]), delta)
+            delta = (
+                "-" if row["delta_vs_full"] is None else f"{100 * row['delta_vs_full']:+.1f} ({row['delta_models']})"
+            )
+            probes.add_row(row["probe"], variant_text(row["variant"]), str(row["models"]), _pct(row["mean"]), delta)
         oa = data["table19"]["open_answer"]
         rho = "-" if oa["spearman_rho"] is None else f"rho {oa['spearman_rho']:+.2f}"
         probes.add_row(
             "open answer (paired drop vs MC; model ranking)",
+            "-",
             str(oa["models"]),
             "-",
             ("-" if oa["mean_drop"] is None else f"{-100 * oa['mean_drop']:+.1f}") + f"; {rho}",
@@ -1142,13 +1217,12 @@ def report(
                     f"Table 20, {r['model']}: {r['undated_items']} items in neither cohort (episodes without a root "
                     f"post date: {', '.join(r['undated_episodes'])})."
                 )
-    pooled = data["length_pooled"]
-    if pooled:
+    for pooled in data["length_pooled"]:
         rho_text = "-" if pooled["rho"] is None else f"{pooled['rho']:+.2f} (p = {pooled['p']:.3f})"
         slope = "-" if pooled["slope"] is None else f"{100 * 1000 * pooled['slope']:+.2f} pts per 1,000 tokens"
         console.print(
-            f"Fig. 9 pooled over {pooled['models']} models (mean Baseline accuracy per episode, {pooled['episodes']} "
-            f"episodes): Spearman's rho {rho_text}; least-squares slope {slope}."
+            f"Fig. 9 ({pooling_text(pooled['variant'], pooled['model_names'])}; mean Baseline accuracy per episode, "
+            f"{pooled['episodes']} episodes): Spearman's rho {rho_text}; least-squares slope {slope}."
         )
     lengths = Table(title="Episode length vs accuracy (Fig. 9): Spearman's rho over episodes")
     for col in ("Run", "Episodes", "rho", "p"):

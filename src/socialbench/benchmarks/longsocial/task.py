@@ -23,6 +23,7 @@ from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...shared.answers import shuffle_options
+from ...shared.benchmark import checked_limit
 from ...shared.budgets import call_budget, checked_budget, known_context, reasons, record_call
 from ...shared.caching import (
     MIN_CACHED_TOKENS,
@@ -409,6 +410,7 @@ def longsocial(
     embedder: str = "minilm",
     missing_oracle: Literal["error", "skip"] = "error",
     reasoning: bool = False,
+    limit: int | None = None,
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -433,8 +435,13 @@ def longsocial(
         missing_oracle: oracle settings: an item without what the setting needs (a scope that can be built; gold
             per-post labels for the component oracle) is an ``error`` (default), or ``skip`` it (listed in the
             log); it is never shown the full discussion instead.
+        limit: ask only the first N items in dataset order (episodes in the episodes file's order, items by id
+            within an episode), chosen before any send order: the same N items at any ``--max-connections`` and in
+            every setting of a grid (`socialbench run --limit N` sets it; inspect's own ``--limit`` would cut the
+            cache-aware send order instead).
     """
     checked_budget(max_tokens)
+    checked_limit(limit)
     flow = get_workflow(workflow)
     if answer_mode == "logprobs" and flow.reasoning:
         raise ValueError(f"workflow {workflow!r} reasons before answering: use answer_mode=generate or auto")
@@ -466,6 +473,8 @@ def longsocial(
     # concurrency each episode's first item starts a window of episodes ahead (see shared.caching).
     episode_rank = {eid: n for n, eid in enumerate(threads)}
     loaded.sort(key=lambda i: (episode_rank[i.episode_id], i.id))
+    if limit is not None:  # the items asked, fixed before the send order below is chosen
+        loaded = loaded[:limit]
     marks: dict[str, list[int]] = {}
     if flow.prompt_cache == "planned":
         loaded, marks = plan_marks(flow, threads, loaded, embedder)

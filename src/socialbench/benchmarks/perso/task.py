@@ -13,6 +13,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 
+from ...shared.benchmark import checked_limit
 from ...shared.budgets import checked_budget
 from ...shared.caching import active_connections, first_of_each_group, shared_part
 from ...shared.runs import INPUTS, input_record, version
@@ -51,6 +52,7 @@ def perso(
     unchecked: Unchecked = "exclude",
     max_tokens: int | None = None,
     reasoning: bool = False,
+    limit: int | None = None,
 ) -> Task:
     """PerSo behavioral (§3.2.1: rate two replies 1-4, pick the persuasive one) or cognitive (§3.2.2: forecast
     the OP's belief / emotion / intent, 4 options) task on real ChangeMyView threads.
@@ -72,8 +74,12 @@ def perso(
             model gets room for its reasoning, docs/models.md).
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
             DeepSeek-R1 on vLLM).
+        limit: ask only the first N samples in dataset order (pairs in the file's order, both orders of a pair
+            together; items in the file's order), chosen before any send order, so the same N at any
+            ``--max-connections`` (`socialbench run --limit N` sets it).
     """
     checked_budget(max_tokens)
+    checked_limit(limit)
     threads_path = Path(threads) if threads else default_threads()
     config = GenerateConfig(temperature=0.0)
     if task == "behavioral":
@@ -81,7 +87,8 @@ def perso(
             raise ValueError("dimension applies to task=cognitive only")
         built, pairs = load_pairs(threads, subset, seed, unchecked)
         shown = [(p, first) for p in pairs for first in orders_of(p, orders, seed)]
-        samples = cache_order([pair_sample(p, first, built.unchecked.get(p.id, [])) for p, first in shown], PAIR_START)
+        chosen = [pair_sample(p, first, built.unchecked.get(p.id, [])) for p, first in shown][:limit]
+        samples = cache_order(chosen, PAIR_START)
         return Task(
             dataset=MemoryDataset(samples, name="perso-behavioral", location=str(threads_path)),
             solver=rate_pair(answer_mode, retries, max_tokens, reasoning),
@@ -114,7 +121,7 @@ def perso(
     positions = gold_positions(loaded, shuffle_seed)  # the gold balanced over A-D per dimension
     return Task(
         dataset=MemoryDataset(
-            cache_order([item_sample(i, by_id, shuffle_seed, positions.get(i.id)) for i in loaded], ITEM_START),
+            cache_order([item_sample(i, by_id, shuffle_seed, positions.get(i.id)) for i in loaded][:limit], ITEM_START),
             name="perso-cognitive",
             location=str(items_path),
         ),

@@ -1,0 +1,274 @@
+"""Issue 48: every table a declared grouping over one table of runs, labels that name every axis that varies, the
+same items whatever the schedule, and a report cache keyed by content and code.
+
+The models are scripted (a constant letter), so every accuracy below is known exactly from the items' gold."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+
+from socialbench.benchmarks.longsocial.task import load_pack, longsocial, shuffled
+
+SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
+
+
+def _constant(letter: str, name: str) -> Any:
+    def respond(input: list[ChatMessage], tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        return ModelOutput.from_content(model=name, content=f"Answer: {letter}")
+
+    return get_model(name, custom_outputs=respond, memoize=False)
+
+
+def _share(letter: str, seed: int, ids: set[str] | None = None) -> float:
+    """Accuracy of a model that always answers ``letter``: the share of items whose gold is that letter."""
+    _, _, _, items = load_pack()
+    golds = [shuffled(i, seed)[1] for i in items if ids is None or f"{i.episode_id}:{i.id}" in ids]
+    return sum(g == letter for g in golds) / len(golds)
+
+
+def _report(*args: Any, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [SOCIALBENCH, "report", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, **(env or {})},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def variants_folder(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Two models (constant A and constant B), each with Full and CoT; model a also with a second seed and a
+    ``limit`` rerun: variants of one model, never more models."""
+    folder = tmp_path_factory.mktemp("variants") / "logs"
+    logs: dict[str, str] = {}
+
+    def run(name: str, letter: str, model: str, **task_args: Any) -> None:
+        (log,) = eval(longsocial(**task_args), model=_constant(letter, model), log_dir=str(folder), display="none")
+        assert log.status == "success"
+        logs[name] = str(log.location)
+
+    run("a_full", "A", "mockllm/a")
+    run("a_cot", "A", "mockllm/a", workflow="cot")
+    run("b_full", "B", "mockllm/b")
+    run("b_cot", "B", "mockllm/b", workflow="cot")
+    run("a_seed1", "A", "mockllm/a", seed=1)
+    run("a_limit", "A", "mockllm/a", limit=10)
+    return logs
+
+
+MAIN = "limit=none · seed=0"
+
+
+def test_pooled_tables_count_models_not_variants(variants_folder: dict[str, str]) -> None:
+    folder = Path(variants_folder["a_full"]).parent
+    data = json.loads(_report("longsocial", folder, "--json").stdout)
+    assert len(data["runs"]) == 6
+    # every label names every field that varies, the common value too: no variant reads as the plain model
+    labels = {Path(r["log"]).stem: r["model"] for r in data["runs"]}
+    assert {labels[Path(variants_folder[k]).stem] for k in ("a_full", "a_cot")} == {f"mockllm/a · {MAIN}"}
+    assert labels[Path(variants_folder["a_seed1"]).stem] == "mockllm/a · limit=none · seed=1"
+    assert labels[Path(variants_folder["a_limit"]).stem] == "mockllm/a · limit=10 · seed=0"
+    assert {r["variant"] for r in data["runs"]} == {MAIN, "limit=none · seed=1", "limit=10 · seed=0"}
+
+    # Table 14's families: one block per variant, cells of distinct models
+    families = {(f["variant"], f["family"]): f for f in data["families"]}
+    full = families[(MAIN, "Full-context")]
+    assert full["cells"] == 2 and full["models"] == ["mockllm/a", "mockllm/b"]
+    assert full["mean"] == pytest.approx((_share("A", 0) + _share("B", 0)) / 2)
+    cot = families[(MAIN, "Chain-of-thought")]
+    assert cot["cells"] == 2 and cot["delta_models"] == 2 and cot["delta_vs_full"] == pytest.approx(0.0, abs=1e-12)
+    seed1 = families[("limit=none · seed=1", "Full-context")]
+    assert seed1["cells"] == 1 and seed1["models"] == ["mockllm/a"] and seed1["mean"] == pytest.approx(_share("A", 1))
+    limited = families[("limit=10 · seed=0", "Full-context")]
+    asked = {str(s.id) for s in read_eval_log(variants_folder["a_limit"]).samples or []}
+    assert len(asked) == 10 and limited["mean"] == pytest.approx(_share("A", 0, asked))
+
+    # Fig. 9 and Table 16: per variant, pooled over the distinct models of that variant
+    pooled = {p["variant"]: p for p in data["length_pooled"]}
+    assert pooled[MAIN]["models"] == 2 and pooled[MAIN]["model_names"] == ["mockllm/a", "mockllm/b"]
+    assert pooled["limit=none · seed=1"]["models"] == 1
+    t16 = {t["variant"]: t for t in data["table16"]}
+    assert t16[MAIN]["pooled_models"] == ["mockllm/a", "mockllm/b"]
+    assert set(t16[MAIN]["models"]) == {f"mockllm/a · {MAIN}", f"mockllm/b · {MAIN}"}
+    assert t16["limit=10 · seed=0"]["pooled_models"] == ["mockllm/a"]  # the subset's best cell stays its own
+    assert data["table16"][0]["variant"] == MAIN  # the variant with the most models comes first
+
+    # the CSVs carry one column per varying field, so the samples of one variant are one filter away
+    out = folder.parent / "tables"
+    terminal = _report("longsocial", folder, "--tables", out).stdout
+    assert "pooled over 2 models (mockllm/a, mockllm/b); held fixed: limit=none · seed=0" in terminal
+    samples = list(csv.DictReader((out / "longsocial-samples.csv").open()))
+    assert {"model", "seed", "limit", "workflow"} <= set(samples[0])
+    seed1_rows = [r for r in samples if r["seed"] == "1"]
+    assert len(seed1_rows) == 36 and {r["model"] for r in seed1_rows} == {"mockllm/a"}
+    assert {r["run"] for r in samples if r["workflow"] == "cot"} == {
+        f"mockllm/a · {MAIN} · workflow=cot",
+        f"mockllm/b · {MAIN} · workflow=cot",
+    }
+    runs = list(csv.DictReader((out / "longsocial-runs.csv").open()))
+    assert sorted(r["limit"] for r in runs) == ["10", *["none"] * 5]
+
+
+def test_the_smallest_case_full_cot_and_a_seed_rerun(tmp_path: Path) -> None:
+    """Issue 48's smallest case: `full` + `cot` and a `full -T seed=1` rerun of one model is one model."""
+    for args in ({}, {"workflow": "cot"}, {"seed": 1}):
+        eval(longsocial(**args), model=_constant("A", "mockllm/model"), log_dir=str(tmp_path), display="none")
+    data = json.loads(_report("longsocial", tmp_path, "--json").stdout)
+    assert [p["models"] for p in data["length_pooled"]] == [1, 1]
+    assert [t["pooled_models"] for t in data["table16"]] == [["mockllm/model"], ["mockllm/model"]]
+    full_cells = [f["cells"] for f in data["families"] if f["family"] == "Full-context"]
+    assert full_cells == [1, 1]
+    cot = next(f for f in data["families"] if f["family"] == "Chain-of-thought")
+    assert cot["variant"] == "seed=0" and cot["delta_vs_full"] == 0.0 and cot["delta_models"] == 1
+
+
+def _cli_run(folder: Path, *args: str) -> list[str]:
+    done = subprocess.run(
+        [SOCIALBENCH, "run", "longsocial", "--model", "mockllm/model", "--log-dir", str(folder), "--display", "none",
+         *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return sorted(str(p) for p in folder.glob("*.eval"))
+
+
+def test_limit_asks_the_same_items_at_any_concurrency_and_in_every_setting(tmp_path: Path) -> None:
+    asked = []
+    for connections in ("1", "4", "10"):
+        (log,) = _cli_run(tmp_path / connections, "--limit", "8", "--max-connections", connections)
+        header = read_eval_log(log, header_only=True)
+        assert header.eval.task_args["limit"] == 8 and header.eval.config.limit is None
+        asked.append(sorted(map(str, header.eval.dataset.sample_ids or [])))
+    assert len(asked[0]) == 8 and asked[0] == asked[1] == asked[2]
+    grid = _cli_run(tmp_path / "grid", "--limit", "6", "-T", "workflow=full", "-T", "workflow=bm25-k20")
+    ids = [sorted(map(str, read_eval_log(g, header_only=True).eval.dataset.sample_ids or [])) for g in grid]
+    assert len(ids) == 2 and ids[0] == ids[1] == asked[0][:6] == sorted(asked[0])[:6]
+    data = json.loads(_report("longsocial", tmp_path / "grid", "--json").stdout)
+    bm25 = next(c for c in data["grid"] if c["workflow"].startswith("bm25-k20"))
+    assert bm25["delta_vs_full"]["n"] == 6  # paired on every item both asked
+
+
+def test_limit_must_be_positive(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [SOCIALBENCH, "run", "longsocial", "--model", "mockllm/model", "--limit", "-2", "--log-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and "--limit" in done.stderr and "at least 1" in done.stderr
+    assert not list(tmp_path.glob("*.eval"))
+
+
+# ---- the cache --------------------------------------------------------------------------------------------------
+def _rewrite(source: str, target: Path, edit: Any = None) -> None:
+    """``source`` rewritten as an uncompressed zip (so that a same-length edit keeps the file's size), each member
+    passed through ``edit(name, bytes)``."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            dst.writestr(info.filename, edit(info.filename, data) if edit else data)
+
+
+def _accuracy(log: Path, cache: Path) -> float:
+    data = json.loads(_report("longsocial", log, "--json", env={"SOCIALBENCH_CACHE": str(cache)}).stdout)
+    (cell,) = data["grid"]
+    return float(cell["accuracy"])
+
+
+def test_the_cache_serves_only_the_content_and_code_it_was_computed_from(tmp_path: Path) -> None:
+    (log,) = eval(longsocial(limit=6), model=_constant("A", "mockllm/model"), log_dir=str(tmp_path / "l"),
+                  display="none")  # fmt: skip
+    cache = tmp_path / "cache"
+    original = tmp_path / "run.eval"
+    _rewrite(str(log.location), original)
+    first = _accuracy(original, cache)
+    assert first == pytest.approx(_share("A", 0, {str(s.id) for s in read_eval_log(str(original)).samples or []}))
+    assert len(list((cache / "logs").glob("*.json.gz"))) >= 1
+
+    # a log overwritten in place, same size and same modification time: one sample's score flipped
+    def flip(name: str, data: bytes) -> bytes:
+        if not name.startswith("samples/"):
+            return data
+        text = data.decode()
+        for old, new in (('{"choice_letter":{"value":0,', '{"choice_letter":{"value":1,'),
+                         ('{"choice_letter":{"value":1,', '{"choice_letter":{"value":0,')):  # fmt: skip
+            if old in text:
+                assert text.count(old) == 1, name
+                return text.replace(old, new).encode()
+        raise AssertionError(f"no score in {name}")
+
+    stat = original.stat()
+    changed = tmp_path / "changed.eval"
+    _rewrite(str(original), changed, flip)
+    assert changed.stat().st_size == stat.st_size
+    changed.replace(original)
+    os.utime(original, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert original.stat().st_size == stat.st_size and original.stat().st_mtime_ns == stat.st_mtime_ns
+    flipped = _accuracy(original, cache)
+    assert flipped == pytest.approx(1 - first)  # every answer's score flipped: the fresh numbers, not the cached
+
+    # a flipped byte in every cache entry: recomputed, the same numbers, no crash
+    for entry in (cache / "logs").glob("*.json.gz"):
+        raw = bytearray(entry.read_bytes())
+        raw[len(raw) // 2] ^= 0xFF
+        entry.write_bytes(bytes(raw))
+    assert _accuracy(original, cache) == pytest.approx(flipped)
+    # valid JSON of the wrong shape, and an entry of other code: recomputed
+    for entry in (cache / "logs").glob("*.json.gz"):
+        with gzip.open(entry, "wt") as handle:
+            json.dump([1, 2, 3], handle)
+    assert _accuracy(original, cache) == pytest.approx(flipped)
+
+
+def test_an_entry_written_by_other_code_is_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from socialbench.shared import runs
+
+    (log,) = eval(longsocial(limit=2), model=_constant("A", "mockllm/model"), log_dir=str(tmp_path / "l"),
+                  display="none")  # fmt: skip
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path / "cache"))
+
+    def extract(light: Any) -> list[str]:
+        return [str(s.id) for s in light.samples]
+
+    runs._EXTRACTED.clear()
+    before = dict(runs.EXTRACT_STATS)
+    runs.extracted(str(log.location), extract, persist=True)
+    runs._EXTRACTED.clear()
+    runs.extracted(str(log.location), extract, persist=True)  # the same code: from the disk
+    assert runs.EXTRACT_STATS["disk"] == before["disk"] + 1
+    runs._EXTRACTED.clear()
+    monkeypatch.setattr(runs, "code_digest", lambda: "another commit")
+    runs.extracted(str(log.location), extract, persist=True)  # other code: read again
+    assert runs.EXTRACT_STATS["read"] == before["read"] + 2
+    entry = next(p for p in (tmp_path / "cache" / "logs").glob("*.json.gz"))
+    with gzip.open(entry, "rt") as handle:
+        record = json.load(handle)
+    assert record["log"] == str(Path(str(log.location)).resolve()) and record["digest"].startswith("zip:")
+
+
+def test_the_version_names_the_commit() -> None:
+    from socialbench.shared.runs import version
+
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                          cwd=Path(__file__).parent)  # fmt: skip
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert f"+g{head.stdout.strip()}" in version()
