@@ -14,9 +14,19 @@ RSS (the process and its children) and log size, at the full item count and at a
 - ``report cold`` / ``report warm``: `socialbench report longsocial --html --figures --tables` over the logs, with
   an empty cache, then again;
 - ``logs`` (not in the default steps): the grid under four seeds (12 runs), and a cold report over the 3 runs of
-  one seed and over all 12 (the report's growth with the number of runs).
+  one seed and over all 12 (the report's growth with the number of runs);
+- ``logsize`` (not in the default steps): one run of each setting in ``--settings`` (default: one of every family
+  the paper grid has), the bytes of its log (each discussion stored once, `socialbench.shared.logstore`) and what the
+  same log would weigh as inspect writes it (``SOCIALBENCH_FULL_PROMPTS=1``, for the settings in ``--whole``); then a
+  cold ``report`` over the Full log against ``inspect_ai.analysis.samples_df`` over the same log (CPU), and the
+  paper grid's projected log size (each family's measured bytes x its settings in Table 12 x 18 models).
+
+What the CPU figures include: the whole command, model calls and all. ``mockllm/model`` answers at once, but inspect
+still counts each prompt's tokens for it (py-spy put 37% of a Full run's CPU inside mockllm's own token counting), so a
+run's CPU here is an upper bound on socialbench's own; a report's CPU is socialbench's (and inspect's log readers').
 
     python benchmarks/scale.py [--items 1462] [--episodes 94] [--quarter/--no-quarter] [--steps lint,run,grid,report]
+    python benchmarks/scale.py --no-quarter --steps logsize [--settings full,bm25-k20] [--whole full]
 """
 
 from __future__ import annotations
@@ -119,6 +129,68 @@ def measure(command: list[str], env: dict[str, str]) -> dict[str, Any]:
     }
 
 
+PAPER_GRID = {
+    "full": 1,
+    "cot": 4,  # cot, cot-evidence, cot-temporal, cot-elimination: the same discussion, another instruction
+    "reflect": 1,
+    "bm25-k20": 2,  # bm25-k20 and e5-k20: 20 posts each
+    "bm25-k50": 2,  # bm25-k50 and e5-k50
+    "rag-bm25-k20-a1": 4,  # the RAG settings of k=20 (bm25 / e5, one or two anchors)
+    "rag-bm25-k50-a1": 4,
+    "llm-retriever": 1,
+    "struct-ancestors": 3,  # ancestors, neighbours, branches
+    "gold-scope": 2,  # gold scope, gold scope + evidence
+    "shuffled": 1,  # the whole discussion, shuffled
+    "question-only": 3,  # question-, option- and title-only: no discussion
+    "open-answer": 1,
+}
+"""Settings measured for the paper grid's projection, each standing for this many of Table 12's 29 settings (the
+count of its family or kind in `socialbench list`)."""
+
+
+SETTINGS: list[str] = []
+WHOLE: set[str] = set()
+
+
+def log_sizes(
+    folder: Path, pack: list[str], env: dict[str, str], settings: list[str], whole: set[str]
+) -> dict[str, dict[str, Any]]:
+    """Per setting: its log's bytes as socialbench leaves it and (for ``whole``) as inspect writes it."""
+    mock = ["--model", "mockllm/model", "--display", "none"]
+    out: dict[str, dict[str, Any]] = {}
+    for setting in settings:
+        row: dict[str, Any] = {}
+        for kind in ("stored once", "as inspect writes it"):
+            if kind != "stored once" and setting not in whole:
+                continue
+            logs = folder / f"size-{setting}-{kind.split()[0]}"
+            extra = ["--model-role", "grader=mockllm/model"] if setting == "open-answer" else []
+            run_env = {**env, "SOCIALBENCH_FULL_PROMPTS": "1"} if kind != "stored once" else env
+            result = measure(
+                [SOCIALBENCH, "run", "longsocial", *pack, "-T", f"workflow={setting}", *mock, *extra, "--log-dir",
+                 str(logs)],
+                run_env,
+            )  # fmt: skip
+            (log,) = logs.glob("*.eval")
+            row[kind] = {"bytes": log.stat().st_size, "cpu": result["cpu"], "log": str(log)}
+        out[setting] = row
+        sizes = ", ".join(f"{k} {v['bytes'] / 1e6:.1f} MB (run CPU {v['cpu']:.0f} s)" for k, v in row.items())
+        print(f"  {setting:<18} {sizes}", flush=True)
+    return out
+
+
+def report_against_samples_df(log: str, env: dict[str, str], cache: Path) -> None:
+    """CPU of a cold `socialbench report` over one log against `samples_df` over the same log (the issue's bar)."""
+    frame = [sys.executable, "-c", f"from inspect_ai.analysis import samples_df; samples_df([{log!r}])"]
+    base = measure(frame, env)
+    report = measure([SOCIALBENCH, "report", "longsocial", log], {**env, "SOCIALBENCH_CACHE": str(cache)})
+    print(
+        f"  samples_df CPU {base['cpu']:.1f} s; cold report CPU {report['cpu']:.1f} s "
+        f"(x{report['cpu'] / base['cpu']:.2f}); peak RSS {report['rss_mb']:.0f} MB",
+        flush=True,
+    )
+
+
 def steps(folder: Path, items: int, episodes: int, chosen: set[str]) -> dict[str, dict[str, Any]]:
     episodes_path, items_path, lengths = build_pack(folder, episodes, items)
     lengths.sort()
@@ -197,6 +269,17 @@ def steps(folder: Path, items: int, episodes: int, chosen: set[str]) -> dict[str
             logged(
                 name, [SOCIALBENCH, "report", "longsocial", str(where), "--html", str(folder / f"{where.name}.html")]
             )
+    if "logsize" in chosen:
+        sizes = log_sizes(folder, pack, env, SETTINGS, WHOLE)
+        if "full" in sizes:
+            report_against_samples_df(sizes["full"]["stored once"]["log"], env, folder / "cache-size")
+        if set(PAPER_GRID) <= set(sizes):
+            total = sum(sizes[s]["stored once"]["bytes"] * n for s, n in PAPER_GRID.items()) * 18
+            whole = [s for s in PAPER_GRID if "as inspect writes it" in sizes[s]]
+            print(f"  the paper grid (29 settings x 18 models), projected: {total / 1e9:.2f} GB of logs", flush=True)
+            if len(whole) == len(PAPER_GRID):
+                before = sum(sizes[s]["as inspect writes it"]["bytes"] * n for s, n in PAPER_GRID.items()) * 18
+                print(f"  ... as inspect writes them: {before / 1e9:.2f} GB", flush=True)
     if "report" in chosen and runs.exists():
         report = [SOCIALBENCH, "report", "longsocial", str(runs)]
         for name in ("report cold", "report warm"):
@@ -223,7 +306,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=94)
     parser.add_argument("--quarter", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--steps", default="lint,run,grid,report")
+    parser.add_argument("--settings", default=",".join(PAPER_GRID), help="logsize: the settings to run")
+    parser.add_argument("--whole", default="full", help="logsize: settings also measured as inspect writes them")
     args = parser.parse_args()
+    SETTINGS[:] = [s for s in args.settings.split(",") if s]
+    WHOLE.update(s for s in args.whole.split(",") if s)
     chosen = set(args.steps.split(","))
     root = Path(tempfile.mkdtemp(prefix="sb-scale-"))
     try:

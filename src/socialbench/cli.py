@@ -305,6 +305,34 @@ def show(episodes: str, episode_id: str, order: str) -> None:
     click.echo(render(episode, order), nl=False)  # type: ignore[arg-type]
 
 
+@main.command()
+@click.argument("log", type=click.Path())
+@click.argument("sample_id")
+@click.option("--epoch", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Every model call's messages as one JSON list.")
+def prompt(log: str, sample_id: str, epoch: int, as_json: bool) -> None:
+    """Print the exact prompt a sample of LOG was sent: socialbench logs store each discussion once (the other
+    samples hold a note in its place, as `inspect view` shows); this puts it back, checked against its digest.
+    Without --json: the text of the last model call's messages (the answer's prompt), as the model received it."""
+    from .shared.logstore import sample_prompts
+
+    if not Path(log).is_file():
+        raise InputError(log, "no such log file")
+    calls = sample_prompts(log, sample_id, epoch)
+    if as_json:
+        click.echo(dump_json(calls))
+        return
+    if not calls:
+        raise InputError(log, f"sample {sample_id} (epoch {epoch}) made no model call")
+    messages = calls[-1]
+    for message in messages:
+        content = message["content"]
+        text = content if isinstance(content, str) else "".join(p for p in content if isinstance(p, str))
+        if len(messages) > 1:  # a conversation (a second turn): each message under its role
+            click.echo(f"=== {message['role']} ===")
+        click.echo(text, nl=len(messages) > 1)
+
+
 DEFAULT_MODEL = "socialbench/gemma-3-270m"
 
 

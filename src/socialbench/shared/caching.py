@@ -40,6 +40,8 @@ import anyio
 from inspect_ai.model import Content, ContentText, Model
 from inspect_ai.model._generate_config import active_generate_config
 
+from .logstore import register_block
+
 T = TypeVar("T")
 Turn = Literal["first", "after first", "alone"]
 
@@ -65,7 +67,10 @@ def cached_prefix(prompt: str, item_start: str) -> str | list[Content]:
 
 def layout(model: Model, prompt: str, item_start: str) -> str | list[Content]:
     """The prompt as the model should receive it: two blocks with the cache mark where the provider honours it,
-    else one string (the same text)."""
+    else one string (the same text). The shared block is registered with the sample, so its log stores it once
+    (`shared.logstore`)."""
+    if (shared := shared_part(prompt, item_start)) is not None:
+        register_block(shared)
     return cached_prefix(prompt, item_start) if honours_cache_marks(model) else prompt
 
 
@@ -88,7 +93,11 @@ def joined(content: str | Sequence[Content]) -> str:
 
 
 def layout_at(model: Model, prompt: str, marks: Sequence[int]) -> str | list[Content]:
-    """`split_at` where the provider honours marks, else the prompt as one string."""
+    """`split_at` where the provider honours marks, else the prompt as one string; the starts at the marks are
+    registered with the sample, so its log stores each once (`shared.logstore`)."""
+    for mark in marks:
+        if 0 < mark < len(prompt):
+            register_block(prompt[:mark])
     return split_at(prompt, marks) if honours_cache_marks(model) else prompt
 
 

@@ -6,14 +6,14 @@ recall per retriever (Table 18)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import InputError
 from ...shared.benchmark import read_log
 from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scatter
 from ...shared.reporting import Document, Figure, Section, Table, provenance
-from ...shared.runs import INPUTS, file_digest, run_set
+from ...shared.runs import INPUTS, file_digest
 from . import paper
 from .items import CAPABILITIES
 from .recall import evidence_recall
@@ -255,12 +255,15 @@ def document(
         )
         sections.append(Section("Length", [Figure("longsocial-length", "Episode length vs accuracy", figure), table]))
 
-    recall_rows = _recall(logs)
+    recall_rows, recall_notes = _recall(logs)
     if recall_rows:
         names = [
-            r["setting"] + (f" ({str(r['embedder']).split('/')[-1]})" if r["embedder"] else "") for r in recall_rows
+            r["setting"]
+            + (f" ({str(r['embedder']).split('/')[-1]})" if r["embedder"] else "")
+            + (f" [{r['pack']}]" if r["pack"] else "")
+            for r in recall_rows
         ]
-        items = recall_rows[0]["items"]
+        items = " / ".join(str(n) for n in dict.fromkeys(r["items"] for r in recall_rows))
         comparable = [
             paper.RECALL.get(r["setting"]) if r["embedder"] is None or "e5" in str(r["embedder"]).lower() else None
             for r in recall_rows
@@ -283,10 +286,20 @@ def document(
             "longsocial-recall",
             f"Evidence recall of the retrieval settings (Table 18) on the {items} logged items with evidence, "
             "% [95% CI over items]; no model involved",
-            ["setting", "embedder", "items", "mean recall %", "≥ 75% recall %", "full coverage %", "posts shown"],
+            [
+                "setting",
+                "pack",
+                "embedder",
+                "items",
+                "mean recall %",
+                "≥ 75% recall %",
+                "full coverage %",
+                "posts shown",
+            ],
             [
                 [
                     r["setting"],
+                    r["pack"],
                     r["embedder"],
                     r["items"],
                     estimate(r["recalls"]).scaled(),
@@ -297,9 +310,12 @@ def document(
                 for r in recall_rows
             ],
             note="Dense settings name the embedder that ran; the paper's E5 numbers are compared only with E5 runs. "
-            + _recall_note(recall_rows),
+            + _recall_note(recall_rows)
+            + "".join(" " + n for n in recall_notes),
         )
         sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
+    elif recall_notes:
+        sections.append(Section("Evidence recall", [Table("longsocial-recall", " ".join(recall_notes), [], [])]))
 
     pooled = [p for p in data["length_pooled"] if p["points"]]
     if pooled:  # one series per variant: each pools its own models, never variants of one model
@@ -522,42 +538,61 @@ def _recall_note(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def _recall(logs: list[str]) -> list[dict[str, Any]]:
-    """Table 18 over the items of the logs, on the items and episodes files the runs read, found by the resolved
-    paths the logs recorded and checked against the digests recorded with them: a file changed since the run is
-    refused (an `InputError`: the report would compute recall over other items), a file that is gone leaves
-    Table 18 out. Only the retrieval settings among the logs are measured, with the embedder their dense runs
-    used (what the runs already computed, cached on disk; `socialbench analyze longsocial recall` measures every
-    retriever). Cached on disk: the retrievers' output does not depend on the logs."""
+def _recall(logs: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Table 18 per input pack: the retrieval runs grouped by the items and episodes files they read (by digest),
+    each group measured on its own files (found by the resolved paths the logs recorded and checked against the
+    digests recorded with them) over its own logged items, for the retrieval settings it ran (a RAG setting stands for
+    its retriever), with the embedder its dense runs used. A group whose files changed since its runs, or are gone,
+    is left out of Table 18 and named (the note), and every other group is still reported: the rows would be of
+    other items. Rows carry ``pack`` (the items file and digest) when the logs read more than one. Cached on disk:
+    the retrievers' output does not depend on the logs."""
     from .recall import RETRIEVAL_SETTINGS
 
-    runs = load_runs(logs)
-    logged = {str(r["item"]) for run in runs for r in run.rows}
-    ran = {run.workflow.removeprefix("rag-").rsplit("-a", 1)[0] for run in runs}
-    wanted = {name for name in RETRIEVAL_SETTINGS if name in ran}
-    if not wanted:
-        return []
-    embedders = {run.embedder for run in runs if run.embedder and run.workflow in wanted}
-    for info in run_set(logs).runs:
-        meta = read_log(info.path, header_only=True).eval.metadata or {}
-        if meta.get("benchmark") != "longsocial":
+    groups: dict[tuple[str, str], list[Any]] = {}
+    files: dict[tuple[str, str], dict[str, str]] = {}
+    notes: list[str] = []
+    for run in load_runs(logs):
+        setting = (
+            re.sub(r"-a\d+$", "", run.workflow.removeprefix("rag-"))
+            if run.workflow.startswith("rag-")
+            else run.workflow
+        )
+        if setting not in RETRIEVAL_SETTINGS:
             continue
-        files = meta.get(INPUTS) or {}
-        paths = {}
+        meta = read_log(run.path, header_only=True).eval.metadata or {}
+        recorded = meta.get(INPUTS) or {}
+        paths = {n: str((recorded.get(n) or {}).get("path") or meta.get(n) or "") for n in ("items", "episodes")}
+        digests = {n: str((recorded.get(n) or {}).get("sha256") or "") for n in ("items", "episodes")}
+        key = (digests["items"] or paths["items"], digests["episodes"] or paths["episodes"])
+        groups.setdefault(key, []).append((run, setting))
+        files[key] = {**paths, **{f"{n}_sha256": d for n, d in digests.items()}}
+    rows: list[dict[str, Any]] = []
+    for key, members in groups.items():
+        record = files[key]
+        names = ", ".join(sorted({Path(run.path).name for run, _ in members}))
+        problem = None
         for name in ("items", "episodes"):
-            record = files.get(name) or {}
-            path = record.get("path") or meta.get(name)
+            path = record[name]
             if not path or not Path(path).exists():
+                problem = f"its {name} file {path or '(not recorded)'} is gone"
+            elif record[f"{name}_sha256"] and file_digest(path) != record[f"{name}_sha256"]:
+                problem = f"its {name} file {path} changed since the runs read it"
+            if problem:
                 break
-            if record.get("sha256") and file_digest(path) != record["sha256"]:
-                raise InputError(
-                    path,
-                    f"changed since the run {info.name} read it (sha256 {record['sha256'][:12]}...): Table 18 would "
-                    "be computed over other items; restore the file or leave it out of the report",
-                )
-            paths[name] = path
-        else:
-            others = sorted(e for e in embedders if "all-MiniLM-L6-v2" not in e)  # the bundled one is "minilm"
-            embedder = others[0] if others else "minilm"
-            return evidence_recall(paths["items"], paths["episodes"], embedder, only=logged, settings=wanted)
-    return []
+        if problem:
+            notes.append(f"Table 18 leaves out {names}: {problem} (its rows would be of other items).")
+            continue
+        runs = [run for run, _ in members]
+        logged = {str(r["item"]) for run in runs for r in run.rows}
+        wanted = {setting for _, setting in members}
+        embedders = sorted(e for run in runs if run.embedder and "all-MiniLM-L6-v2" not in run.embedder
+                           for e in [run.embedder])  # fmt: skip
+        measured = evidence_recall(
+            record["items"], record["episodes"], embedders[0] if embedders else "minilm", only=logged, settings=wanted
+        )
+        pack = f"{Path(record['items']).name}@{record['items_sha256'][:8]}"
+        rows += [{**row, "pack": pack} for row in measured]
+    if len({r["pack"] for r in rows}) < 2:
+        for row in rows:
+            row["pack"] = None
+    return rows, notes
