@@ -272,3 +272,13 @@ def test_the_version_names_the_commit() -> None:
     if head.returncode != 0:
         pytest.skip("not a git checkout")
     assert f"+g{head.stdout.strip()}" in version()
+
+
+def test_a_log_without_samples_is_named_not_reported_as_empty(tmp_path: Path) -> None:
+    (kept,) = eval(longsocial(limit=3), model=_constant("A", "mockllm/model"), log_dir=str(tmp_path), display="none")
+    (bare,) = eval(longsocial(limit=3, seed=1), model=_constant("A", "mockllm/model"), log_dir=str(tmp_path),
+                   display="none", log_samples=False)  # fmt: skip
+    data = json.loads(_report("longsocial", tmp_path, "--json").stdout)
+    assert [Path(r["log"]).name for r in data["runs"]] == [Path(str(kept.location)).name]
+    (left,) = data["left_out"]
+    assert left["log"].endswith(Path(str(bare.location)).name) and "--no-log-samples" in left["reason"]

@@ -344,3 +344,36 @@ def test_run_reasoning_declares_the_model_for_every_call_and_is_part_of_the_runs
     }
     twice = CliRunner().invoke(main, [*args, "--reasoning", "-T", "reasoning=false", "--log-dir", str(tmp_path)])
     assert twice.exit_code != 0 and "given twice" in twice.output
+
+
+def test_a_grader_declared_a_reasoning_model_has_room_and_a_starved_one_is_named_by_its_role(tmp_path: Path) -> None:
+    """issue 48: `-T reasoning_roles=grader` (`socialbench run --reasoning-role grader`) gives the grader role's own
+    model room for its reasoning: a thinking grader then judges as the plain one does; undeclared, every judge
+    call is cut off and the hint names the role."""
+    from socialbench.shared.budgets import describe_calls
+
+    def verdict(*_: Any) -> ModelOutput:
+        return ModelOutput.from_content(model="mockllm/grader", content=SUPERSET_VERDICT)
+
+    plain = get_model("mockllm/grader", custom_outputs=verdict, memoize=False)
+    thinking = get_model("mockllm/grader", custom_outputs=thinker(verdict), memoize=False)
+
+    def run(grader: Any, **args: Any) -> EvalLog:
+        return _log(sibench(mode="cot", **args), _model(_sibench_model()), tmp_path, model_roles={"grader": grader},
+                    limit=2)  # fmt: skip
+
+    oracle, declared = _metrics(run(plain)), run(thinking, reasoning_roles="grader")
+    assert _metrics(declared) == oracle and oracle["reply/mean"] == 10.0
+    assert declared.eval.task_args["reasoning_roles"] == "grader"
+    budgets = call_counts(s.metadata for s in declared.samples or [])["judge"].budgets
+    assert budgets == {(REASONING_BUDGET, "reasoning model: room for its reasoning")}
+    starved = call_counts(s.metadata for s in run(thinking).samples or [])
+    assert starved["judge"].cut_off == starved["judge"].calls > 0
+    (line,) = describe_calls({"judge": starved["judge"]})
+    assert "--reasoning-role grader" in line and "-T reasoning_roles=grader" in line
+
+
+def test_run_reasoning_role_needs_the_role(tmp_path: Path) -> None:
+    args = ["run", "sibench", "--model", "mockllm/model", "--limit", "1", "--log-dir", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "--reasoning-role", "grader"])
+    assert result.exit_code == 2 and "no --model-role given for grader" in result.output

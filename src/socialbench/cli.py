@@ -485,6 +485,14 @@ def list_cmd() -> None:
     "vLLM): every model call gets room for its reasoning (-T reasoning=true; docs/models.md).",
 )
 @click.option(
+    "--reasoning-role",
+    "reasoning_roles",
+    multiple=True,
+    metavar="ROLE",
+    help="Declare a model role's own model (--model-role ROLE=MODEL) a reasoning model inspect does not know: its "
+    "calls get room for their reasoning (-T reasoning_roles=ROLE; recorded in the log).",
+)
+@click.option(
     "--batch",
     is_flag=False,
     flag_value="on",
@@ -525,6 +533,7 @@ def run(
     resume: bool,
     reasoning_effort: str | None,
     reasoning: bool,
+    reasoning_roles: tuple[str, ...],
     batch: str | None,
     max_samples: int | None,
     model_cost_config: str | None,
@@ -549,6 +558,19 @@ def run(
         if any(pair.partition("=")[0].strip() == "reasoning" for pair in task_args):
             raise click.BadParameter("given twice: --reasoning and -T reasoning", param_hint="--reasoning")
         task_args = (*task_args, "reasoning=true")
+    if reasoning_roles:
+        given = set(_roles(model_roles) or {})
+        if unknown := sorted(set(reasoning_roles) - given):
+            raise click.BadParameter(
+                f"no --model-role given for {', '.join(unknown)} (the model under test plays an unbound role: "
+                "declare it with --reasoning)",
+                param_hint="--reasoning-role",
+            )
+        if "reasoning_roles" not in inspect.signature(fn).parameters:
+            raise click.BadParameter(
+                f"the task {fn.__name__} has no model role to declare", param_hint="--reasoning-role"
+            )
+        task_args = (*task_args, "reasoning_roles=" + ",".join(sorted(set(reasoning_roles))))
     if limit is not None and limit < 1:
         raise click.BadParameter(f"must be at least 1, got {limit}", param_hint="--limit")
     if limit is not None and LIMIT in inspect.signature(fn).parameters:

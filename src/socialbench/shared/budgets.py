@@ -195,6 +195,11 @@ def call_counts(metadatas: Iterable[Mapping[str, Any] | None]) -> dict[str, Call
     return out
 
 
+ROLE_OF_KIND = {"judge": "grader", "write_items": "generator"}
+"""Call kinds made by a model role (`shared.judging.Judge`), and the role: a hint for them names the role. (When the
+model under test plays the role, ``--reasoning`` covers it too.)"""
+
+
 def describe_calls(counts: Mapping[str, CallCounts]) -> list[str]:
     """One line per call kind whose calls came back cut off or empty, with its budget, e.g. "retrieve calls cut
     off or empty: 36 of 36 (cut off 36) on 36 samples; budget 160 tokens (the call's own budget)"."""
@@ -204,11 +209,14 @@ def describe_calls(counts: Mapping[str, CallCounts]) -> list[str]:
             continue
         causes = ", ".join(f"{name} {n}" for name, n in (("cut off", c.cut_off), ("empty", c.empty)) if n)
         budgets = "; ".join(f"{t} tokens ({why})" for t, why in sorted(c.budgets)) or "unknown"
-        hint = (
-            " (a reasoning model inspect does not know? declare it: socialbench run --reasoning / -T reasoning=true)"
-            if c.cut_off and all(why == OWN for _, why in c.budgets)
-            else ""
+        role = ROLE_OF_KIND.get(kind)
+        declare = (
+            f"the {role} role's model a reasoning model inspect does not know? declare it: socialbench run "
+            f"--reasoning-role {role} / -T reasoning_roles={role}"
+            if role
+            else "a reasoning model inspect does not know? declare it: socialbench run --reasoning / -T reasoning=true"
         )
+        hint = f" ({declare})" if c.cut_off and all(why == OWN for _, why in c.budgets) else ""
         lines.append(
             f"{kind} calls cut off or empty: {c.failed} of {c.calls} ({causes}) on {c.failed_samples} of "
             f"{c.samples} samples; budget {budgets}{hint}"

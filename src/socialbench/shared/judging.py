@@ -88,6 +88,11 @@ class PairOutcome:
         return float(sum(v.preferred == 1 for _, v in self.verdicts) / len(self.verdicts))
 
 
+def roles_declared(reasoning_roles: str | None) -> frozenset[str]:
+    """The model roles a task's ``reasoning_roles`` argument declares reasoning models (``"grader,generator"``)."""
+    return frozenset(r.strip() for r in (reasoning_roles or "").split(",") if r.strip())
+
+
 class Judge:
     """A model in an inspect role (``grader`` by default; PerSo's item writer uses ``generator``), resolved once,
     asked for validated JSON answers. Each call's budget follows `shared.budgets` (a reasoning judge gets room for
@@ -101,6 +106,7 @@ class Judge:
         system: str = SYSTEM,
         kind: str = "judge",
         reasoning: bool = False,
+        reasoning_roles: str | None = None,
     ) -> None:
         self.role = role
         self.system = system
@@ -109,6 +115,8 @@ class Judge:
         self.kind = kind
         self.reasoning = reasoning
         """The model under test was declared reasoning (``-T reasoning=true``): applies when it plays the role."""
+        self.role_reasons = role in roles_declared(reasoning_roles)
+        """The role's own model was declared reasoning (``-T reasoning_roles=grader``, ``--reasoning-role``)."""
         self._model: Model | None = None
         self._under_test = False
         self._gate = PrefixGate()
@@ -159,7 +167,8 @@ class Judge:
         problems: list[str] = []
         messages: list[ChatMessage] = [ChatMessageSystem(content=self.system), ChatMessageUser(content=prompt)]
         model = self.model()
-        budget = call_budget(model, self.max_tokens, declared=self.reasoning and self._under_test)
+        declared = (self.reasoning and self._under_test) or self.role_reasons
+        budget = call_budget(model, self.max_tokens, declared=declared)
         config = GenerateConfig(
             temperature=0.0,
             max_tokens=budget.tokens,

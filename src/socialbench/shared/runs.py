@@ -166,6 +166,8 @@ class RunInfo:
     key: str
     inputs: list[str] = field(default_factory=list)
     """The input files the log names (resolved paths): a report never writes over them."""
+    samples_logged: bool | None = None
+    """False for a log written with ``--no-log-samples`` (inspect records it in the eval config)."""
     label: str = ""
     """The model and what tells this run apart from the others of its report: every field that varies among them,
     with this run's value (`label_runs`)."""
@@ -345,6 +347,7 @@ def run_info(path: str) -> RunInfo:
             fields=fields,
             key=key,
             inputs=_input_paths(header.eval.metadata or {}),
+            samples_logged=header.eval.config.log_samples,
         )
     info = _HEADERS[cache_key]
     return RunInfo(**{**info.__dict__, "differs": {}, "label": ""})
@@ -383,6 +386,10 @@ def run_set(paths: Sequence[str | Path]) -> RunSet:
             )
         if chosen.status != "success":
             left.append(LeftOut(chosen.path, f"did not complete ({_status_text(chosen)}); rerun with --resume"))
+            continue
+        if chosen.samples_logged is False or (chosen.done == 0 and chosen.planned):
+            why = "written with --no-log-samples" if chosen.samples_logged is False else "its samples are missing"
+            left.append(LeftOut(chosen.path, f"holds no samples ({why}): no table can be computed from it"))
             continue
         runs.append(chosen)
     order = {local_path(p): n for n, p in enumerate(paths)}

@@ -159,11 +159,12 @@ def open_answer_prompt(stem: str, gold: str, answer: str) -> str:
 
 
 @scorer(metrics=METRICS)
-def open_answer_judge(retries: int = 2, reasoning: bool = False) -> Scorer:
+def open_answer_judge(retries: int = 2, reasoning: bool = False, reasoning_roles: str | None = None) -> Scorer:
     """The open-answer diagnostic: the grader (model role ``grader``) judges the free-text answer against the gold
     option. An empty answer is ``unparsed``; a judge that never gives a valid verdict leaves it ``unjudged``;
     both count as wrong and are counted."""
-    judge = Judge(retries=retries, reasoning=reasoning)  # reasoning: the model under test's, when it judges
+    # reasoning: the model under test's, when it judges; reasoning_roles: the grader's own
+    judge = Judge(retries=retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
 
     async def score(state: TaskState, target: Target) -> Score:
         if state.metadata.get(OVERLENGTH):

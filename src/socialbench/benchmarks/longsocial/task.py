@@ -411,6 +411,7 @@ def longsocial(
     missing_oracle: Literal["error", "skip"] = "error",
     reasoning: bool = False,
     limit: int | None = None,
+    reasoning_roles: str | None = None,
 ) -> Task:
     """LongSocialBench multiple choice over complete discussion threads (paper §3; settings of Table 12).
 
@@ -430,6 +431,8 @@ def longsocial(
             160 for retrieval ...); for a reasoning model room for its reasoning (16,000 tokens; docs/models.md).
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
             DeepSeek-R1 on vLLM): every call gets room for its reasoning.
+        reasoning_roles: model roles whose own model is a reasoning model inspect does not know (``grader``, for
+            the open-answer setting's judge): their calls get room for reasoning (`socialbench run --reasoning-role`).
         embedder: sentence-transformers model of the dense (E5) settings: ``minilm`` (bundled all-MiniLM-L6-v2,
             offline) or a local path / cached id such as ``intfloat/e5-base-v2``. It is named in the log.
         missing_oracle: oracle settings: an item without what the setting needs (a scope that can be built; gold
@@ -501,7 +504,9 @@ def longsocial(
             fit_context(flow, threads, overlength, max_context, reasoning=reasoning, max_tokens=max_tokens),
             answer(flow, answer_mode, max_tokens, reasoning),
         ],
-        scorer=open_answer_judge(reasoning=reasoning) if "grader" in flow.needs else choice_letter(),
+        scorer=open_answer_judge(reasoning=reasoning, reasoning_roles=reasoning_roles)
+        if "grader" in flow.needs
+        else choice_letter(),
         # settings whose items share no discussion do not pay for cache writes (Anthropic bills them at 1.25x)
         config=GenerateConfig(temperature=0.0, cache_prompt=False if flow.prompt_cache == "off" else None),
         metadata={

@@ -96,10 +96,19 @@ def record_to_sample(thread: Thread, branch: Branch) -> Sample:
 
 
 @solver
-def write_items_solver(retries: int = 2, seed: int = 0, reasoning: bool = False) -> Solver:
+def write_items_solver(
+    retries: int = 2, seed: int = 0, reasoning: bool = False, reasoning_roles: str | None = None
+) -> Solver:
     """Gold states, then distractors per dimension; the finished items (options in a seeded order) go to the
     store, the problems of every malformed answer to the metadata."""
-    writer = Judge(role="generator", retries=retries, system=WRITER, kind="write_items", reasoning=reasoning)
+    writer = Judge(
+        role="generator",
+        retries=retries,
+        system=WRITER,
+        kind="write_items",
+        reasoning=reasoning,
+        reasoning_roles=reasoning_roles,
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata

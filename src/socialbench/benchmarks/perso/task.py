@@ -154,6 +154,7 @@ def perso_generate(
     retries: int = 2,
     unchecked: Unchecked = "exclude",
     reasoning: bool = False,
+    reasoning_roles: str | None = None,
 ) -> Task:
     """PerSo's LLM-in-the-loop generation of cognitive items (§3.1, §A.9): gold belief / emotion / intent from the
     full dialogue, then three matched distractors each, by the ``generator`` model role (default: the model under
@@ -166,13 +167,15 @@ def perso_generate(
         retries: re-asks of a malformed generator answer.
         unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
         reasoning: declare the model under test a reasoning model (when it plays the generator role).
+        reasoning_roles: ``generator`` declares the generator role's own model a reasoning model inspect does not
+            know (`socialbench run --reasoning-role generator`).
     """
     threads_path = Path(threads) if threads else default_threads()
     built, pairs = load_pairs(threads, subset, seed, unchecked)
     samples = branch_samples(pairs)
     return Task(
         dataset=MemoryDataset(samples, name="perso-generate", location=str(threads_path)),
-        solver=write_items_solver(retries, seed, reasoning),
+        solver=write_items_solver(retries, seed, reasoning, reasoning_roles),
         scorer=generation_check(),
         config=GenerateConfig(temperature=0.0),
         display_name="perso/generate",

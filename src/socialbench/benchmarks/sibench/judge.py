@@ -157,10 +157,12 @@ _FLAGS = {"unparsed": [mean()], "unjudged": [mean()], "length_violation": [mean(
 
 
 @scorer(metrics={**{k: [mean()] for k in PROCESS_KEYS}, "reply": [mean(), stderr()], **_FLAGS})
-def cot_judge(retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
+def cot_judge(
+    retries: int = 2, penalize_length: bool = False, reasoning: bool = False, reasoning_roles: str | None = None
+) -> Scorer:
     """Process scores for the five CoT dimensions (Table 6) and the reply score (Table 5), 0/5/10 each."""
 
-    judge = Judge(retries=retries, reasoning=reasoning)
+    judge = Judge(retries=retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
 
     async def score(state: TaskState, target: Target) -> Score:
         return await _judge(state, list(PROCESS_KEYS), judge, penalize_length)
@@ -169,10 +171,12 @@ def cot_judge(retries: int = 2, penalize_length: bool = False, reasoning: bool =
 
 
 @scorer(metrics={"reply": [mean(), stderr()], **_FLAGS})
-def reply_judge(retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
+def reply_judge(
+    retries: int = 2, penalize_length: bool = False, reasoning: bool = False, reasoning_roles: str | None = None
+) -> Scorer:
     """The reply score (Table 5) alone, for direct replies and human replies."""
 
-    judge = Judge(retries=retries, reasoning=reasoning)
+    judge = Judge(retries=retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
 
     async def score(state: TaskState, target: Target) -> Score:
         return await _judge(state, [], judge, penalize_length)
@@ -283,12 +287,14 @@ def preference_contradicts_scores() -> Metric:
         preference_contradicts_scores(),
     ]
 )
-def pairwise_judge(seed: int = 0, retries: int = 2, swap: bool = True, reasoning: bool = False) -> Scorer:
+def pairwise_judge(
+    seed: int = 0, retries: int = 2, swap: bool = True, reasoning: bool = False, reasoning_roles: str | None = None
+) -> Scorer:
     """Diagnostic, not the paper's protocol (that is `paper_judge`): the CoT and the direct reply compared blind
     with a preference always asked, in a seeded order, and with ``swap`` again in the other order; measures position
     bias and how often the preference contradicts the judge's own scores."""
 
-    judge = Judge(retries=retries, reasoning=reasoning)
+    judge = Judge(retries=retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
 
     async def score(state: TaskState, target: Target) -> Score:
         cot, direct = state.metadata.get("reply_cot"), state.metadata.get("reply_direct")
@@ -460,12 +466,18 @@ PAPER_FLAGS = ("unparsed_cot", "unparsed_direct", "unjudged_process", "unjudged_
         **{k: [mean()] for k in PAPER_FLAGS},
     }
 )
-def paper_judge(seed: int = 0, retries: int = 2, penalize_length: bool = False, reasoning: bool = False) -> Scorer:
+def paper_judge(
+    seed: int = 0,
+    retries: int = 2,
+    penalize_length: bool = False,
+    reasoning: bool = False,
+    reasoning_roles: str | None = None,
+) -> Scorer:
     """SI-Bench's protocol (§3.3): the five process dimensions scored from the CoT analysis; the CoT reply and
     the direct reply of the same dialogue scored blind, side by side, as Reply 1 / Reply 2 in a seeded random order
     (recorded); a forced preference asked only when the two scores tie. The CoT wins when its score is higher, or
     on a tie when it is preferred. Values not judged are NaN and left out of the means; flags count why."""
-    judge = Judge(retries=retries, reasoning=reasoning)
+    judge = Judge(retries=retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata

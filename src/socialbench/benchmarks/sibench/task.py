@@ -251,6 +251,7 @@ def sibench(
     human_replies: str | None = None,
     structured: Structured = "auto",
     reasoning: bool = False,
+    reasoning_roles: str | None = None,
 ) -> Task:
     """SI-Bench reply generation judged by rubric (paper §3.3, §4).
 
@@ -273,6 +274,8 @@ def sibench(
             its reasoning, docs/models.md).
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
             DeepSeek-R1 on vLLM): its replies, and the judge's calls when it judges itself, get room for reasoning.
+        reasoning_roles: ``grader`` declares the grader role's own model a reasoning model inspect does not know:
+            the judge's calls get room for reasoning (`socialbench run --reasoning-role grader`).
         structured: ask for the answer template as structured output (a JSON schema; a llama.cpp grammar on the
             embedded model): ``auto`` = only for the embedded base model, ``on``, ``off``.
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
@@ -298,22 +301,22 @@ def sibench(
             raise ValueError("human replies are judged with mode=cot or mode=direct (single-reply scoring)")
         solver = use_human_replies(replies)
         scorer = (
-            cot_judge(judge_retries, penalize_length, reasoning)
+            cot_judge(judge_retries, penalize_length, reasoning, reasoning_roles)
             if mode == "cot"
-            else reply_judge(judge_retries, penalize_length, reasoning)
+            else reply_judge(judge_retries, penalize_length, reasoning, reasoning_roles)
         )
     elif mode == "paper":
         solver = write_both_replies(lang, max_tokens, removed, structured, reasoning)
-        scorer = paper_judge(seed=seed, retries=judge_retries, penalize_length=penalize_length, reasoning=reasoning)
+        scorer = paper_judge(seed, judge_retries, penalize_length, reasoning, reasoning_roles)
     elif mode == "pairwise":
         solver = write_both_replies(lang, max_tokens, reasoning=reasoning)
-        scorer = pairwise_judge(seed=seed, retries=judge_retries, reasoning=reasoning)
+        scorer = pairwise_judge(seed, judge_retries, reasoning=reasoning, reasoning_roles=reasoning_roles)
     elif mode == "cot":
         solver = write_reply("cot", lang, removed, max_tokens, structured, reasoning)
-        scorer = cot_judge(judge_retries, penalize_length, reasoning)
+        scorer = cot_judge(judge_retries, penalize_length, reasoning, reasoning_roles)
     else:
         solver = write_reply("direct", lang, (), max_tokens, structured, reasoning)
-        scorer = reply_judge(judge_retries, penalize_length, reasoning)
+        scorer = reply_judge(judge_retries, penalize_length, reasoning, reasoning_roles)
     orders = reply_orders(chosen, seed) if mode == "paper" and not human_replies else {}
     inputs = {"dialogues": input_record(data_path())}
     if human_replies:
