@@ -121,6 +121,11 @@ def test_pooled_tables_count_models_not_variants(variants_folder: dict[str, str]
         f"mockllm/a · {MAIN} · workflow=cot",
         f"mockllm/b · {MAIN} · workflow=cot",
     }
+    import pandas as pd
+
+    frame = pd.read_parquet(out / "longsocial-samples.parquet")
+    assert list(frame.columns) == list(samples[0]) and len(frame) == len(samples)
+    assert frame[frame["seed"] == 1]["score"].mean() == pytest.approx(_share("A", 1))  # numbers stay numbers
     runs = list(csv.DictReader((out / "longsocial-runs.csv").open()))
     assert sorted(r["limit"] for r in runs) == ["10", *["none"] * 5]
 
@@ -282,3 +287,24 @@ def test_a_log_without_samples_is_named_not_reported_as_empty(tmp_path: Path) ->
     assert [Path(r["log"]).name for r in data["runs"]] == [Path(str(kept.location)).name]
     (left,) = data["left_out"]
     assert left["log"].endswith(Path(str(bare.location)).name) and "--no-log-samples" in left["reason"]
+
+
+def test_a_cold_report_reads_each_log_once(
+    variants_folder: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grid, every table, the HTML's samples and the model calls of six logs: six reads, one per log."""
+    from socialbench.benchmarks.longsocial.figures import document
+    from socialbench.shared import runs
+    from socialbench.shared.reporting import write_html, write_tables
+
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path / "cache"))
+    runs._EXTRACTED.clear()
+    before = dict(runs.EXTRACT_STATS)
+    logs = sorted(variants_folder.values())
+    doc = document(logs)
+    write_tables(doc, tmp_path / "tables")
+    write_html(doc, tmp_path / "report.html")
+    assert runs.EXTRACT_STATS["read"] - before["read"] == len(logs) == 6
+    runs._EXTRACTED.clear()
+    document(logs)  # warm: from the disk cache, no log read
+    assert runs.EXTRACT_STATS["read"] - before["read"] == 6

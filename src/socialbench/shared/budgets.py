@@ -29,6 +29,8 @@ from typing import Any
 
 from inspect_ai.model import GenerateConfig, Model, ModelOutput
 
+from .runs import read_alongside
+
 REASONING_BUDGET = 16_000
 """Output budget of a reasoning model's call whose own budget is small (an answer letter, ratings, ids): room for
 its reasoning before the output (capped by the model's output limit). Reasoning tokens are billed only as used."""
@@ -230,6 +232,7 @@ def known_context(model: Model) -> int | None:
     return int(value) if value else None
 
 
+@read_alongside
 def _logged_calls(log: Any) -> dict[str, dict[str, Any]]:
     counts = call_counts(sample.metadata for sample in log.samples or [])
     return {kind: {**vars(c), "budgets": sorted(c.budgets)} for kind, c in counts.items()}

@@ -26,6 +26,7 @@ from matplotlib.figure import Figure as MplFigure
 from ..core.jsonl import atomic_writer
 from .benchmark import read_log
 from .figures import Estimate, notes
+from .runs import read_alongside
 
 MISSING = "–"
 
@@ -376,6 +377,7 @@ HTML_SAMPLES = 5000
 """Up to this many samples over all runs are listed in the HTML itself; past it the page points to the CSV."""
 
 
+@read_alongside
 def _sample_rows(log: Any) -> list[list[Any]]:
     """Per sample of a log: id, epoch, gold (the target), the answer the scorer read, the score, the status."""
     out = []
@@ -637,9 +639,28 @@ def latex_table(table: Table) -> str:
     )
 
 
+def _write_parquet(path: Path, columns: list[str], rows: list[list[Any]]) -> Path:
+    """The samples table as Parquet (pyarrow): a column of numbers stays numeric, any other is text (a score column
+    of letters and numbers alike); written to a temporary file renamed into place."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=columns)
+    for column in frame.columns:
+        values = frame[column]
+        numeric = pd.to_numeric(values, errors="coerce")
+        if numeric.notna().sum() == values.notna().sum() and values.map(lambda v: not isinstance(v, bool)).all():
+            frame[column] = numeric
+        else:
+            frame[column] = values.map(lambda v: None if v is None else str(v)).astype("string")
+    with atomic_writer(path, binary=True) as handle:
+        frame.to_parquet(handle, index=False)
+    return path
+
+
 def write_tables(doc: Document, folder: str | Path) -> list[Path]:
     """Each table as ``NAME.csv`` (raw values, full precision; an `Estimate` as four columns) and ``NAME.tex``
-    (`latex_table`)."""
+    (`latex_table`); every sample behind the numbers as ``BENCH-samples.csv`` and ``BENCH-samples.parquet`` (one
+    column per field that varies among the runs); the runs counted and left out as ``BENCH-runs.csv``."""
     out = []
     for part in doc.parts():
         if not isinstance(part, Table):
@@ -662,13 +683,14 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         return [model_of.get(log, ""), *(columns_of.get(log, {}).get(a, "") for a in axes)]
 
     samples = Path(folder) / f"{_slug(doc.benchmark)}-samples.csv"  # every sample behind the numbers
+    columns = [*SAMPLE_COLUMNS, "model", *axes]
+    rows = [[*row, *described(row[1])] for row in sample_table(doc)]
     with atomic_writer(samples) as handle:
         writer = csv.writer(handle)
-        writer.writerow([*SAMPLE_COLUMNS, "model", *axes])
-        writer.writerows(
-            [["" if v is None else _csv_value(v) for v in row] + described(row[1]) for row in sample_table(doc)]
-        )
+        writer.writerow(columns)
+        writer.writerows([["" if v is None else _csv_value(v) for v in row] for row in rows])
     out.append(samples)
+    out.append(_write_parquet(samples.with_suffix(".parquet"), columns, rows))
     runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
     with atomic_writer(runs) as handle:
         writer = csv.writer(handle)

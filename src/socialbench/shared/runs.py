@@ -518,6 +518,36 @@ def _read_entry(disk: Path, digest: str, name: str) -> tuple[bool, Any]:
     return True, entry["value"]
 
 
+_COMPANIONS: list[Callable[[Any], Any]] = []
+
+
+def read_alongside(extract: Callable[[Any], T]) -> Callable[[Any], T]:
+    """Register ``extract`` (a decorator) as computed from every log read for any other extractor, and cached
+    with it: a report needs the samples table and the model calls of every log it reads for its own tables, so the
+    log is read once for all three (a cold report read each log three times)."""
+    _COMPANIONS.append(extract)
+    return extract
+
+
+def _name(extract: Callable[[Any], Any]) -> str:
+    return f"{extract.__module__}.{extract.__qualname__}"
+
+
+def _store(path: str, digest: str, name: str, value: Any, persist: bool) -> None:
+    _EXTRACTED[(digest, name)] = value
+    if not persist:
+        return
+    from ..core.errors import InputError
+    from ..core.jsonl import atomic_writer
+
+    entry = {"log": str(Path(path).resolve()), "digest": digest, "extractor": name, "code": code_digest()}
+    try:
+        with atomic_writer(_disk_path(digest, name)) as handle:  # .gz: written compressed
+            json.dump({**entry, "value": value}, handle)
+    except (InputError, OSError):  # a cache that cannot be written (read-only home) only costs a re-read
+        pass
+
+
 def extracted(path: str | Path, extract: Callable[[Any], T], persist: bool = False) -> T:
     """``extract(light_log(path))``, computed once per process for a log's content: a report and its document read
     each log once, whatever tables they build from it. ``persist``: the answer (JSON) is also cached on disk
@@ -526,30 +556,25 @@ def extracted(path: str | Path, extract: Callable[[Any], T], persist: bool = Fal
     log overwritten in place, an entry written by other code or a damaged entry is recomputed, never served."""
     path = local_path(path)
     digest = content_digest(path)
-    name = f"{extract.__module__}.{extract.__qualname__}"
+    name = _name(extract)
     key = (digest, name)
     if key in _EXTRACTED:
         EXTRACT_STATS["memory"] += 1
         return _EXTRACTED[key]  # type: ignore[no-any-return]
-    disk = _disk_path(digest, name) if persist else None
-    if disk is not None:
-        found, value = _read_entry(disk, digest, name)
+    if persist:
+        found, value = _read_entry(_disk_path(digest, name), digest, name)
         if found:
             EXTRACT_STATS["disk"] += 1
             _EXTRACTED[key] = value
             return value  # type: ignore[no-any-return]
     EXTRACT_STATS["read"] += 1
-    _EXTRACTED[key] = value = extract(light_log(path))
-    if disk is not None:
-        from ..core.errors import InputError
-        from ..core.jsonl import atomic_writer
-
-        entry = {"log": str(Path(path).resolve()), "digest": digest, "extractor": name, "code": code_digest()}
-        try:
-            with atomic_writer(disk) as handle:  # .gz: written compressed
-                json.dump({**entry, "value": value}, handle)
-        except (InputError, OSError):  # a cache that cannot be written (read-only home) only costs a re-read
-            pass
+    light = light_log(path)
+    value = extract(light)
+    _store(path, digest, name, value, persist)
+    for companion in _COMPANIONS:  # the same read serves the extractors every report needs (always persisted)
+        other = _name(companion)
+        if other != name and (digest, other) not in _EXTRACTED:
+            _store(path, digest, other, companion(light), persist=True)
     return value
 
 
