@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import zipfile
 from collections.abc import Iterator
@@ -161,6 +162,7 @@ def compact(path: str | Path) -> Compacted | None:
                     if data is None:
                         data = source.read(info)
                     target.writestr(_info_like(info), data)
+            os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))  # the log's own permissions, not mkstemp's 0600
             os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
