@@ -135,3 +135,29 @@ def test_a_new_benchmark_plugs_in_without_touching_the_cli(tmp_path: Path) -> No
         [*cli, "report", "echo", str(tmp_path / "logs")], env=env, capture_output=True, text=True, timeout=300
     )
     assert "echo report over 1 logs" in reported.stdout, reported.stderr
+
+
+def import_cycles(package: str) -> list[tuple[str, str]]:
+    """Direct imports ``a -> b`` (at module level or inside a function) where ``b`` also reaches ``a``."""
+    import grimp  # import-linter's graph builder
+
+    graph = grimp.build_graph(package, cache_dir=None)
+    return sorted(
+        (module, imported)
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+        if graph.chain_exists(importer=imported, imported=module)
+    )
+
+
+def test_no_module_imports_a_module_that_imports_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 48: release.py <-> studies.py and pushshift.py <-> pushshift_spark.py were circles (one side importing
+    inside a function); none is left, and the check finds one where there is one."""
+    assert import_cycles("socialbench") == []
+    package = tmp_path / "circle"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("def late():\n    from . import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("circle") == [("circle.a", "circle.b"), ("circle.b", "circle.a")]

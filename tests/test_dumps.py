@@ -22,7 +22,8 @@ import zstandard
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import DumpSelection, ImportReport, InputError, read_pushshift, read_thread_json
 from socialbench.conversations.sources._common import MAX_LINE_BYTES, numbered_lines
-from socialbench.conversations.sources.pushshift import ROW_FIELDS, Engine, _record_text, assemble, classify
+from socialbench.conversations.sources.pushshift import Engine
+from socialbench.conversations.sources.pushshift_rows import ROW_FIELDS, _record_text, assemble, classify
 from socialbench.conversations.tokens import count_tokens
 
 ENGINES = ["duckdb", pytest.param("spark", marks=pytest.mark.spark)]

@@ -528,3 +528,8 @@ def _markdown(sheet: dict[str, Any]) -> str:
 
 def _num(x: float | None) -> str:
     return "n/a" if x is None or x != x else f"{x:.3f}"
+
+
+def score_authoring(folder: str, console: Console, as_json: bool = False) -> None:
+    """How far authoring is (items written per author) and the lint of what is written so far."""
+    print_authored(console, authored_items(folder, incomplete="skip"), as_json)

@@ -448,18 +448,3 @@ def author(
         questions=questions,
         items=out,
     )
-
-
-def score_authoring(folder: str, console: Console, as_json: bool = False) -> None:
-    """How far authoring is (items written per author) and the lint of what is written so far."""
-    from .release import authored_items, print_authored
-
-    print_authored(console, authored_items(folder, incomplete="skip"), as_json)
-
-
-STUDIES = {
-    "longsocial-author": studies.Study(author, score_authoring, "authors write items over whole threads (Table 23)"),
-    "longsocial-readers": studies.Study(readers, score, "human readers answer items blind (Table 15)"),
-    "longsocial-verify": studies.Study(verify, score, "independent verification per release criterion (Table 23)"),
-    "longsocial-adjudicate": studies.Study(adjudicate, score, "adjudication of the items verification flagged"),
-}

@@ -26,7 +26,8 @@ from .cmv_pairs import read_cmv_pairs
 from .convokit import read_convokit
 from .hackernews import read_algolia, read_firebase
 from .importer import ImportContext, Importer, NoOptions
-from .pushshift import ENGINES, DumpSelection, PushshiftOptions, read_pushshift
+from .pushshift import ENGINES, PushshiftOptions, read_pushshift
+from .pushshift_rows import DumpSelection
 from .reddit import read_thread_json
 from .sibench import read_sibench
 from .stackexchange import read_stackexchange

@@ -29,7 +29,7 @@ from ...core.errors import InputError
 from ...core.jsonl import decode
 from ..model import IntegrityPolicy
 from ._common import ImportReport, numbered_lines
-from .pushshift import ROW_FIELDS, DumpSelection, _keeps, assemble, classify, record_stats
+from .pushshift_rows import ROW_FIELDS, DumpSelection, _keeps, assemble, classify, record_stats
 from .reddit import _strip_prefix
 
 _ERRORS_KEPT = 20  # as ImportReport keeps
