@@ -29,7 +29,6 @@ from inspect_ai.scorer import SampleScore, Score
 from rich.console import Console
 
 from socialbench.benchmarks.longsocial.items import Item, check_items, load_items
-from socialbench.benchmarks.longsocial.report import c_mac_text, group_line, score_rows, summarize
 from socialbench.benchmarks.longsocial.scorer import (
     accuracy,
     asked_items,
@@ -39,6 +38,7 @@ from socialbench.benchmarks.longsocial.scorer import (
     overlength,
     unparsed,
 )
+from socialbench.benchmarks.longsocial.summary import c_mac_text, group_line, score_rows, summarize
 from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sample_pack, shuffled
 from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, Full, Question, get_workflow, register
 from socialbench.core.errors import InputError

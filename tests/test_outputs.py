@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ContentText, GenerateConfig, ModelOutput, get_model
 from rich.console import Console
 
-from socialbench.benchmarks.longsocial.report import summarize as longsocial_summary
+from socialbench.benchmarks.longsocial.summary import summarize as longsocial_summary
 from socialbench.benchmarks.longsocial.task import longsocial
 from socialbench.benchmarks.perso.report import summarize as perso_summary
 from socialbench.benchmarks.perso.task import perso

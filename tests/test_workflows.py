@@ -337,7 +337,7 @@ def test_a_retriever_that_names_no_post_is_counted_as_full(tmp_path: Path) -> No
 
     from rich.console import Console
 
-    from socialbench.benchmarks.longsocial.report import summarize
+    from socialbench.benchmarks.longsocial.summary import summarize
 
     (log,) = eval(
         longsocial(items=items_of(tmp_path), workflow="llm-retriever"),
@@ -366,7 +366,8 @@ def test_unjudged_open_answers_are_counted_and_left_out_of_accuracy(tmp_path: Pa
 
 
 def test_the_open_answer_drop_is_paired_on_items_judged_in_both() -> None:
-    from socialbench.benchmarks.longsocial.report import Run, open_vs_choice
+    from socialbench.benchmarks.longsocial.grid import Run
+    from socialbench.benchmarks.longsocial.tables import open_vs_choice
 
     def rows(values: dict[str, tuple[float, str]]) -> list[dict[str, Any]]:
         return [{"item": i, "correct": c, "status": s} for i, (c, s) in values.items()]
@@ -632,8 +633,9 @@ def test_a_retrieval_oracle_scores_exactly_where_the_evidence_was_retrieved(work
 
 
 def test_tables_3_and_13_by_hand() -> None:
+    from socialbench.benchmarks.longsocial.grid import Run
     from socialbench.benchmarks.longsocial.items import CAPABILITIES
-    from socialbench.benchmarks.longsocial.report import Run, table3, table13
+    from socialbench.benchmarks.longsocial.tables import table3, table13
 
     def rows(correct: dict[str, float]) -> list[dict[str, Any]]:
         return [
@@ -656,7 +658,8 @@ def test_tables_3_and_13_by_hand() -> None:
 
 
 def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
-    from socialbench.benchmarks.longsocial.report import Run, length_pooled, table16, table19, table20
+    from socialbench.benchmarks.longsocial.grid import Run
+    from socialbench.benchmarks.longsocial.tables import length_pooled, table16, table19, table20
     from socialbench.benchmarks.longsocial.task import episode_pack, episode_stats
 
     episodes = str(sample_pack() / "episodes.jsonl")
@@ -759,7 +762,8 @@ def test_the_component_oracle_shows_gold_labels_and_the_pipeline_labels_first(tm
 
 
 def test_table_21_by_hand() -> None:
-    from socialbench.benchmarks.longsocial.report import Run, table21
+    from socialbench.benchmarks.longsocial.grid import Run
+    from socialbench.benchmarks.longsocial.tables import table21
 
     def rows(values: list[float]) -> list[dict[str, Any]]:
         return [{"item": f"i{n}", "capability": "C3", "correct": v, "status": "answered"} for n, v in enumerate(values)]

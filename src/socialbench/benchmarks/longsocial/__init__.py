@@ -7,9 +7,10 @@ from .lint import lint
 from .plan import plan
 from .recall import recall
 from .release import authored, release, score_authoring
-from .report import report, summarize
+from .report import report
 from .screen import screen
 from .studies import adjudicate, author, readers, score, verify
+from .summary import summarize
 from .task import longsocial
 from .workflows import WORKFLOWS
 

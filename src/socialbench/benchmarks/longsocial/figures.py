@@ -15,18 +15,11 @@ from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scat
 from ...shared.reporting import Document, Figure, Section, Table, provenance
 from ...shared.runs import INPUTS, file_digest
 from . import paper
+from .grid import NO_FULL, load_runs, pooling_text, variant_text
 from .items import CAPABILITIES
 from .recall import evidence_recall
-from .report import (
-    NO_FULL,
-    PAPER_PLATFORMS,
-    analyses,
-    degraded_marks,
-    load_mapping,
-    load_runs,
-    pooling_text,
-    variant_text,
-)
+from .report import analyses, load_mapping
+from .summary import PAPER_PLATFORMS, degraded_marks
 
 
 def _run_label(row: dict[str, Any]) -> str:

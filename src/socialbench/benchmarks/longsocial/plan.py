@@ -162,7 +162,7 @@ def plan(
             output = call_budget(model, workflow.max_tokens, given, declared == "true").tokens
             counted, setting = label, workflow.name
             if "embedder" in workflow.needs:  # the run's label names a dense retriever's embedder, as the report
-                from .report import dense_suffix  # (the report's imports are heavy: only for a dense setting)
+                from .summary import dense_suffix  # (the report's imports are heavy: only for a dense setting)
 
                 setting += dense_suffix(load_embedder(embedder).name)
             if retrieved_offline(workflow):  # its own starts: it reads no other setting's entries

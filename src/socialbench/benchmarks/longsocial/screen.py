@@ -27,7 +27,7 @@ from ...core.jsonl import dump_json
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
 from ...shared.terminal import Table
-from .report import score_rows
+from .summary import score_rows
 
 PROBES = ("option-only", "question-only", "title-only")
 CHANCE = 0.25
