@@ -599,9 +599,10 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     t1 = table1(rows)
     assert {r["block"] for r in t1} == {"zh · balanced 312", "en · balanced 312"}
     by_label = {r["model"]: r for r in t1}
-    assert by_label["mockllm/model · zh · balanced 312"]["cot_reply"] == 10
-    assert by_label["mockllm/model · zh · balanced 312"]["n_cot"] == 3  # not 6: the en run is another block
-    assert by_label["mockllm/model · en · balanced 312"]["cot_reply"] == 0
+    # the human run asked 10 (--limit 10), the model's runs 3: every label names the limit, the common one too
+    assert by_label["mockllm/model · limit=3 · zh · balanced 312"]["cot_reply"] == 10
+    assert by_label["mockllm/model · limit=3 · zh · balanced 312"]["n_cot"] == 3  # not 6: the en run is another block
+    assert by_label["mockllm/model · limit=3 · en · balanced 312"]["cot_reply"] == 0
     human_row = by_label["Human (replies.jsonl) · zh · balanced 312"]
     assert human_row["cot_reply"] == 5 and human_row["n_cot"] == 2 and "human" in human_row["protocol"]
     assert human_row["motivation"] is None  # the humans wrote no analysis: no process score, not 0

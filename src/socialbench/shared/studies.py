@@ -406,7 +406,12 @@ def answers(folder: str | Path) -> list[Answer]:
                         state_path, f"annotator {annotator}, page {item}: answer {n} is not a [label, value] pair"
                     )
                 label, value = pair
-                q = questions.get(label.get("schema") if isinstance(label, dict) else None)
+                schema = label.get("schema") if isinstance(label, dict) else None
+                if schema is not None and not isinstance(schema, str):
+                    raise InputError(
+                        state_path, f"annotator {annotator}, page {item}: answer {n} names no question ({schema!r})"
+                    )
+                q = questions.get(schema)
                 if q is None:
                     continue
                 where = f"annotator {annotator}, page {item}, question {q['name']}"
