@@ -88,3 +88,44 @@ def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_af
     assert report.returncode == 0, report.stderr[-2000:]
     (cell,) = json.loads(report.stdout)["grid"]
     assert cell["items"] == 12  # the killed log and the resumed one count once
+
+
+def test_a_resumed_whole_discussion_run_stores_each_discussion_once_and_every_prompt_comes_back(
+    tmp_path: Path,
+) -> None:
+    """issue 49: the run killed after 3 answers wrote whole prompts; the resumed run copies its samples into a new
+    log, which is compacted in turn: every sample exactly once, each discussion held by one sample, and every
+    sample's prompt recovered whole."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    from socialbench.shared.logstore import NOTE, sample_prompts
+
+    _Slow.answered = 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {**os.environ, "SLOW_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "SLOW_API_KEY": "none"}
+    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", "workflow=full"]
+    command += ["--model", "openai-api/slow/m", "--limit", "8", "--max-connections", "1", "--resume"]
+    command += ["--log-dir", str(tmp_path), "--display", "none"]
+    try:
+        first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 600  # only a hung run reaches this
+        with _Slow.counted:
+            while _Slow.answered < 3 and first.poll() is None and time.monotonic() < deadline:
+                _Slow.counted.wait(0.5)
+        assert first.poll() is None, "the run ended before it could be killed"
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+    finally:
+        server.shutdown()
+    (log,) = [str(p) for p in tmp_path.glob("*.eval") if read_eval_log(str(p), header_only=True).status == "success"]
+    summaries = read_eval_log_sample_summaries(log)
+    assert len({s.id for s in summaries}) == len(summaries) == 8
+    prompts = [sample_prompts(log, str(s.id))[-1][0]["content"] for s in summaries]
+    assert all(p.startswith("You will read a complete online discussion") and not NOTE.search(p) for p in prompts)
+    held = read_eval_log(log)
+    noted = [s for s in held.samples or [] if any(NOTE.search(m.text) for m in s.messages)]
+    episodes = {str(s.id).rsplit(":", 1)[0] for s in held.samples or []}
+    assert len(noted) == 8 - len(episodes)  # one sample per episode holds its discussion, the others a note

@@ -133,7 +133,7 @@ def compact(path: str | Path) -> Compacted | None:
             blocks = sorted(
                 {(str(s), int(n)) for s, n in ((record.get("store") or {}).get(BLOCKS) or [])}, key=lambda b: -b[1]
             )
-            if not blocks:
+            if not blocks or record.get("error"):  # a failed sample is run again on --resume, not copied: left whole
                 continue
             here = (str(record["id"]), int(record.get("epoch") or 1))
             changed = False
