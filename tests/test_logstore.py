@@ -156,3 +156,43 @@ def test_a_missing_or_changed_discussion_is_refused_in_one_line(tmp_path: Path) 
         assert done.returncode == 2 and done.stdout == ""
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and str(broken) in lines[0] and why in lines[0], done.stderr
+
+
+def test_inspect_view_serves_a_compacted_log_with_its_notes(tmp_path: Path) -> None:
+    """`inspect view` (its own server, on 127.0.0.1) lists and serves a compacted log: every sample, the note where
+    the discussion was, and the sample that holds it whole."""
+    import time
+    import urllib.parse
+    import urllib.request
+
+    from conftest import free_port
+
+    (log,) = eval(
+        longsocial(items=_items(tmp_path)), model=get_model("mockllm/model"), log_dir=str(tmp_path / "logs"),
+        display="none",
+    )  # fmt: skip
+    port = free_port()
+    view = subprocess.Popen(
+        [str(Path(sys.executable).parent / "inspect"), "view", "--log-dir", str(tmp_path / "logs"), "--port",
+         str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}/api/logs/{urllib.parse.quote(str(log.location), safe='')}"
+        deadline = time.monotonic() + 120  # only a server that never starts reaches this
+        body = None
+        while body is None and time.monotonic() < deadline and view.poll() is None:
+            try:
+                with urllib.request.urlopen(url, timeout=30) as answer:
+                    body = json.loads(answer.read())
+            except OSError:
+                time.sleep(0.5)
+        assert body is not None, "inspect view did not serve the log"
+    finally:
+        view.terminate()
+        view.wait(timeout=60)
+    assert body["status"] == "success" and len(body["samples"]) == 4
+    texts = [m["content"] for s in body["samples"] for m in s["messages"] if m["role"] == "user"]
+    assert sum(bool(NOTE.match(t)) for t in texts) == 3
+    assert sum(t.startswith("You will read a complete online discussion") for t in texts) == 1
