@@ -128,6 +128,12 @@ def test_pooled_tables_count_models_not_variants(variants_folder: dict[str, str]
     assert frame[frame["seed"] == 1]["score"].mean() == pytest.approx(_share("A", 1))  # numbers stay numbers
     runs = list(csv.DictReader((out / "longsocial-runs.csv").open()))
     assert sorted(r["limit"] for r in runs) == ["10", *["none"] * 5]
+    # the runs table: every identity field its own column, the constant ones too
+    for column in ("identity: task", "identity: seed", "identity: samples_digest", "identity: socialbench",
+                   "identity: items", "identity: episodes"):  # fmt: skip
+        assert all(r[column] for r in runs), column
+    assert {r["identity: workflow"] for r in runs} == {"full", "cot"}
+    assert {r["samples done"] for r in runs} == {"36", "10"}
 
 
 def test_the_smallest_case_full_cot_and_a_seed_rerun(tmp_path: Path) -> None:

@@ -186,6 +186,9 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
                 "model": header.eval.model,
                 "label": info.label,
                 "columns": info.columns(),
+                "identity": info.identity_columns(),
+                "done": info.done,
+                "planned": info.planned,
                 "task_args": header.eval.task_args,
                 "samples": header.results.total_samples if header.results else 0,
                 "created": header.eval.created,
@@ -691,27 +694,22 @@ def write_tables(doc: Document, folder: str | Path) -> list[Path]:
         writer.writerows([["" if v is None else _csv_value(v) for v in row] for row in rows])
     out.append(samples)
     out.append(_write_parquet(samples.with_suffix(".parquet"), columns, rows))
-    runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"  # which logs the tables count, and which they do not
+    # the runs table: which logs the tables count (one row each, every identity field its own column: task, model,
+    # roles, task arguments, input digests, generate config, samples asked and their digest, code version), and
+    # which logs they do not, with the reason
+    runs = Path(folder) / f"{_slug(doc.benchmark)}-runs.csv"
+    fields = list(dict.fromkeys(n for r in doc.provenance["runs"] for n in r.get("identity", {}) if n != "model"))
     with atomic_writer(runs) as handle:
         writer = csv.writer(handle)
-        writer.writerow(
-            [
-                "log",
-                "counted",
-                "run",
-                "status",
-                "samples",
-                "created",
-                "why left out",
-                "model calls cut off or empty",
-                "model",
-                *axes,
-            ]
-        )
+        head = ["log", "counted", "run", "status", "samples", "created", "why left out", "model calls cut off or empty"]
+        writer.writerow([*head, "model", *axes, "samples done", "samples planned", *(f"identity: {f}" for f in fields)])
         for r in doc.provenance["runs"]:
             failed = "; ".join(r.get("failed_calls") or []) or None
             row = [r["log"], "yes", r.get("label", r["model"]), r["status"], r["samples"], r["created"], "", failed]
-            writer.writerow(row + described(r["log"]))
+            identity = r.get("identity", {})
+            writer.writerow(
+                row + described(r["log"]) + [r.get("done"), r.get("planned"), *(identity.get(f, "") for f in fields)]
+            )
         for x in doc.provenance.get("left_out", []):
-            writer.writerow([x["log"], "no", "", "", "", "", x["reason"], ""] + [""] * (1 + len(axes)))
+            writer.writerow([x["log"], "no", "", "", "", "", x["reason"], ""] + [""] * (3 + len(axes) + len(fields)))
     return [*out, runs]

@@ -189,6 +189,17 @@ class RunInfo:
     def name(self) -> str:
         return Path(self.path).name
 
+    def identity_columns(self) -> dict[str, str]:
+        """Every identity field as a column (the runs table: benchmark task, model, every role, every task argument,
+        input digests, generate config, the samples asked and their digest, the code version)."""
+        out = {}
+        for name, f in sorted(self.fields.items()):
+            column = {TASK: "task", MODEL: "model"}.get(name, _bare(name))
+            out[column] = f.text or f.label
+            if name == "samples":
+                out["samples_digest"] = json.loads(f.value)
+        return out
+
     def columns(self) -> dict[str, str]:
         """One column per field that varies among the report's runs (``{"seed": "1", "grader": "..."}``): what a
         CSV carries so that a file can be filtered without parsing labels."""
