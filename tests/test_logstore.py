@@ -79,7 +79,7 @@ def test_the_recovered_prompt_is_what_the_server_received(
         assert len(noted) == 3
         discussion = json.loads(received[0])[0]["content"][:400]
         copies = sum(1 for text in members.values() for s in _all_strings(json.loads(text)) if s.startswith(discussion))
-        assert copies == 2  # in the sample that holds it: its messages and the attachment its model call refers to
+        assert copies == 1  # in the sample that holds it, as the attachment its messages and model call refer to
         # the CLI prints the answer's prompt exactly
         sample = str(read_eval_log_sample_summaries(location)[-1].id)
         printed = subprocess.run([SOCIALBENCH, "prompt", location, sample], capture_output=True, text=True)
@@ -193,6 +193,12 @@ def test_inspect_view_serves_a_compacted_log_with_its_notes(tmp_path: Path) -> N
         view.terminate()
         view.wait(timeout=60)
     assert body["status"] == "success" and len(body["samples"]) == 4
-    texts = [m["content"] for s in body["samples"] for m in s["messages"] if m["role"] == "user"]
+
+    def shown(text: str, attachments: dict[str, str]) -> str:  # the viewer's resolveSample: refs to their content
+        return attachments[text.removeprefix("attachment://")] if text.startswith("attachment://") else text
+
+    texts = [
+        shown(m["content"], s["attachments"]) for s in body["samples"] for m in s["messages"] if m["role"] == "user"
+    ]
     assert sum(bool(NOTE.match(t)) for t in texts) == 3
     assert sum(t.startswith("You will read a complete online discussion") for t in texts) == 1

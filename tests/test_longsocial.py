@@ -43,6 +43,7 @@ from socialbench.benchmarks.longsocial.task import load_episodes, longsocial, sa
 from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, Full, Question, get_workflow, register
 from socialbench.core.errors import InputError
 from socialbench.shared.answers import extract_letter, letter_from_logprobs
+from socialbench.shared.logstore import restored, sample_prompts
 
 PACK = sample_pack()
 ITEMS = PACK / "items.jsonl"
@@ -245,7 +246,7 @@ def test_full_context_end_to_end_on_mockllm(tmp_path: Path) -> None:
         expected["unparsed"] += n % 4 == 3
     log = run_mock({}, answers, tmp_path)
     # the prompt was built at solve time by the workflow: episode first, question and options last
-    first = (log.samples or [])[0].messages[0].text
+    first = restored(log.location, (log.samples or [])[0].messages[0].text)
     assert first.index("DISCUSSION ") < first.index("Question: ") < first.index("\nA. ") < first.index("Answer:")
     metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
     assert metrics["accuracy"] == pytest.approx(expected["correct"] / len(samples))
@@ -275,7 +276,8 @@ def test_overlength_items_are_skipped_or_truncated(tmp_path: Path) -> None:
     for s in truncated:
         info = s.metadata["truncated"]
         assert 1 <= info["kept_posts"] < info["total_posts"]
-        assert f"{info['kept_posts']} posts shown of {info['total_posts']}" in s.messages[0].text
+        prompt = sample_prompts(str(log.location), str(s.id))[-1][0]["content"]  # the log stores discussions once
+        assert f"{info['kept_posts']} posts shown of {info['total_posts']}" in prompt
         assert s.scores["choice_letter"].metadata["status"] == "answered"  # type: ignore[index,union-attr]
     # the summary counts them and the share of their posts kept: never a full-discussion result in disguise
     kept = sum(s.metadata["truncated"]["kept_posts"] for s in truncated)

@@ -125,7 +125,7 @@ def test_a_resumed_whole_discussion_run_stores_each_discussion_once_and_every_pr
     assert len({s.id for s in summaries}) == len(summaries) == 8
     prompts = [sample_prompts(log, str(s.id))[-1][0]["content"] for s in summaries]
     assert all(p.startswith("You will read a complete online discussion") and not NOTE.search(p) for p in prompts)
-    held = read_eval_log(log)
+    held = read_eval_log(log, resolve_attachments=True)
     noted = [s for s in held.samples or [] if any(NOTE.search(m.text) for m in s.messages)]
     episodes = {str(s.id).rsplit(":", 1)[0] for s in held.samples or []}
     assert len(noted) == 8 - len(episodes)  # one sample per episode holds its discussion, the others a note

@@ -21,6 +21,7 @@ from socialbench.benchmarks.longsocial.workflows import WORKFLOWS, scope_nodes, 
 from socialbench.conversations.render import short_ids
 from socialbench.shared import retrieval
 from socialbench.shared.budgets import call_counts
+from socialbench.shared.logstore import restored
 
 EPISODE = "se:stackexchange:3589"
 PAPER_SETTINGS = 29
@@ -88,7 +89,9 @@ def test_every_setting_runs_and_its_log_records_the_setting(workflow: str, tmp_p
 
 
 def prompt_of(log: EvalLog, n: int = 0) -> str:
-    return (log.samples or [])[n].messages[0].text
+    """The prompt of the n-th sample as the model read it (the log stores each discussion once: put back)."""
+    sample = (log.samples or [])[n]
+    return restored(log.location, sample.messages[0].text, str(sample.id))
 
 
 def test_retrieval_shows_the_top_k_in_thread_order(tmp_path: Path) -> None:
@@ -736,7 +739,7 @@ def test_the_component_oracle_shows_gold_labels_and_the_pipeline_labels_first(tm
     log = _evaluate("gold-scope-labels", items, _scripted_model(lambda prompt: "Answer: A"), tmp_path)
     (sample,) = log.samples or []  # se3589-C3-01 carries labels; the others are skipped and listed
     assert (log.eval.metadata or {})["skipped_without_oracle"]
-    prompt = sample.messages[0].text
+    prompt = restored(log.location, sample.messages[0].text)
     assert "(gold label: backs the nominee)" in prompt and "(gold label: side exchange" in prompt
     calls: list[str] = []
 
@@ -757,7 +760,7 @@ def test_the_component_oracle_shows_gold_labels_and_the_pipeline_labels_first(tm
     first = next(x for x in log.samples or [] if x.metadata["item_id"] == "se3589-C3-01")  # scope: c15's replies
     context = first.metadata["workflow_context"]
     assert context["labels"]["c16"] == "supports" and "c999" not in context["labels"]
-    assert "(your label: supports)" in first.messages[0].text
+    assert "(your label: supports)" in restored(log.location, first.messages[0].text)
     assert any("For each post listed below" in c for c in calls)
 
 
