@@ -313,7 +313,8 @@ def show(episodes: str, episode_id: str, order: str) -> None:
 def prompt(log: str, sample_id: str, epoch: int, as_json: bool) -> None:
     """Print the exact prompt a sample of LOG was sent: socialbench logs store each discussion once (the other
     samples hold a note in its place, as `inspect view` shows); this puts it back, checked against its digest.
-    Without --json: the text of the last model call's messages (the answer's prompt), as the model received it."""
+    Without --json: the text of the sample's last model call as the model received it (the answer's, or in a
+    graded setting the grader's); --json lists every call."""
     from .shared.logstore import sample_prompts
 
     if not Path(log).is_file():
