@@ -33,8 +33,9 @@ from ...conversations.render import render_node, render_thread, short_ids
 from ...shared import retrieval
 from ...shared.answers import strip_thinking
 from ...shared.budgets import Budget, call_budget, record_call
-from ...shared.caching import PrefixGate, layout, layout_at
+from ...shared.caching import PrefixGate, layout, layout_at, shared_part
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
+from ...shared.logstore import register_block
 from . import prompts
 
 
@@ -93,6 +94,8 @@ class Env:
                     message = ChatMessageUser(content=layout_at(self.model, text, self.marks))
                     output = await self.model.generate([message], config=config)
         elif item_start is None or self.gate is None:
+            if item_start is not None and (shared := shared_part(text, item_start)) is not None:
+                register_block(shared)  # sent as one string, but stored once in the log (`shared.logstore`)
             output = await self.model.generate(text, config=config)
         else:
             async with self.gate.turn(self.model, text, item_start):
