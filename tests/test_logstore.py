@@ -79,7 +79,7 @@ def test_the_recovered_prompt_is_what_the_server_received(
         members = _members(location)
         discussion = json.loads(received[0])[0]["content"][:400]
         copies = sum(1 for text in members.values() for s in _all_strings(json.loads(text)) if s.startswith(discussion))
-        assert copies == 1  # in the sample that holds it, as the attachment its messages and model call refer to
+        assert copies == 2  # in the sample that holds it: its messages and the attachment its model call refers to
         # the CLI prints the answer's prompt exactly
         sample = str(read_eval_log_sample_summaries(location)[-1].id)
         printed = subprocess.run([SOCIALBENCH, "prompt", location, sample], capture_output=True, text=True)

@@ -87,8 +87,6 @@ class Compacted:
     blocks: int = 0
     replaced: int = 0
     """Strings that now hold a note in place of their block."""
-    referenced: int = 0
-    """Message texts stored as a reference to the sample's attachment of the same text (inspect's own format)."""
     bytes_before: int = 0
     bytes_after: int = 0
 
@@ -107,29 +105,6 @@ def _strings(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | list[Any
             for part in content:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     yield part, "text"
-
-
-MIN_REFERENCE = 1_000
-"""Message texts this long or longer that an attachment of the sample also holds are stored as its reference."""
-
-
-def _messages_as_references(sample: dict[str, Any]) -> int:
-    """inspect keeps a sample's message texts inline and the same texts again as the attachments its events refer
-    to: a message text that an attachment holds becomes that attachment's reference (``attachment://KEY``, which
-    inspect's readers and ``inspect view`` resolve), so it is stored once per sample. Returns how many."""
-    attachments = sample.get("attachments") or {}
-    key_of = {
-        value: key for key, value in attachments.items() if isinstance(value, str) and len(value) >= MIN_REFERENCE
-    }
-    count = 0
-    for holder, key in list(_strings(sample)):
-        if holder is attachments:
-            continue
-        text = holder[key]  # type: ignore[index]
-        if text in key_of:
-            holder[key] = f"attachment://{key_of[text]}"  # type: ignore[index]
-            count += 1
-    return count
 
 
 def _zip_kwargs() -> dict[str, Any]:
@@ -158,11 +133,11 @@ def compact(path: str | Path) -> Compacted | None:
             blocks = sorted(
                 {(str(s), int(n)) for s, n in ((record.get("store") or {}).get(BLOCKS) or [])}, key=lambda b: -b[1]
             )
-            if record.get("error"):  # a failed sample is run again on --resume, not copied: left whole
+            if not blocks or record.get("error"):  # a failed sample is run again on --resume, not copied: left whole
                 continue
             here = (str(record["id"]), int(record.get("epoch") or 1))
             changed = False
-            for holder, key in list(_strings(record)) if blocks else []:
+            for holder, key in list(_strings(record)):
                 text = holder[key]  # type: ignore[index]
                 for sha, chars in blocks:
                     if len(text) < chars or digest(text[:chars]) != sha:
@@ -173,9 +148,7 @@ def compact(path: str | Path) -> Compacted | None:
                         done.replaced += 1
                         changed = True
                     break
-            referenced = _messages_as_references(record)
-            done.referenced += referenced
-            if changed or referenced:
+            if changed:
                 rewritten[name] = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         if not rewritten:
             return None
