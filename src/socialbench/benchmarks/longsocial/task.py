@@ -35,9 +35,11 @@ from ...shared.caching import (
     layout,
     layout_at,
     round_robin,
+    shared_part,
     trie_marks,
 )
 from ...shared.embeddings import load_embedder
+from ...shared.logstore import register_block
 from ...shared.memory import Collector
 from ...shared.metrics import OVERLENGTH
 from ...shared.runs import INPUTS, file_digest, input_record, version
@@ -188,6 +190,8 @@ def _laid_out(workflow: Workflow, model: Model, text: str, question: Question, m
         return layout(model, text, _item_start(question))
     if workflow.prompt_cache == "planned":
         return layout_at(model, text, marks)
+    if (shared := shared_part(text, _item_start(question))) is not None:
+        register_block(shared)  # sent as one string; stored once in the log where items share it (`shared.logstore`)
     return text
 
 
