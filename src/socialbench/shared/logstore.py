@@ -180,7 +180,7 @@ def _info_like(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
 
 
 def is_socialbench_log(log: Any) -> bool:
-    """A log of one of socialbench's tasks (they record ``benchmark`` in the task metadata)."""
+    """A log of one of socialbench's tasks (they record ``socialbench_version`` in the task metadata)."""
     meta = getattr(getattr(log, "eval", None), "metadata", None) or {}
     return "socialbench_version" in meta
 
