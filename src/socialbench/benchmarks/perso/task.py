@@ -74,8 +74,8 @@ def perso(
             model gets room for its reasoning, docs/models.md).
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
             DeepSeek-R1 on vLLM).
-        limit: ask only the first N samples in dataset order (pairs in the file's order, both orders of a pair
-            together; items in the file's order), chosen before any send order, so the same N at any
+        limit: ask only the first N samples in dataset order (pairs in the drawn order, a pair's two orders one
+            after the other; items in the file's order), chosen before any send order, so the same N at any
             ``--max-connections`` (`socialbench run --limit N` sets it).
     """
     checked_budget(max_tokens)
