@@ -52,16 +52,16 @@ class _Slow(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("kill_after", [1, 8])
-def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: int) -> None:
-    """Killed after 1 and after 8 of its 12 answers (the kill lands while later requests are under way)."""
+def _kill_and_resume(folder: Path, workflow: str, items: int, kill_after: int) -> None:
+    """`socialbench run ... --resume` against the slow server, killed with SIGKILL after ``kill_after`` answers,
+    then the same command again, which must succeed."""
     _Slow.answered = 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     env = {**os.environ, "SLOW_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "SLOW_API_KEY": "none"}
-    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", "workflow=question-only"]
-    command += ["--model", "openai-api/slow/m", "--limit", "12", "--max-connections", "1", "--resume"]
-    command += ["--log-dir", str(tmp_path), "--display", "none"]
+    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", f"workflow={workflow}"]
+    command += ["--model", "openai-api/slow/m", "--limit", str(items), "--max-connections", "1", "--resume"]
+    command += ["--log-dir", str(folder), "--display", "none"]
     try:
         first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 600  # only a hung run reaches this
@@ -75,6 +75,12 @@ def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_af
         assert resumed.returncode == 0, resumed.stderr[-2000:]
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("kill_after", [1, 8])
+def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: int) -> None:
+    """Killed after 1 and after 8 of its 12 answers (the kill lands while later requests are under way)."""
+    _kill_and_resume(tmp_path, "question-only", 12, kill_after)
     logs = sorted(tmp_path.glob("*.eval"))
     complete = [read_eval_log(str(p)) for p in logs if read_eval_log(str(p), header_only=True).status == "success"]
     assert len(complete) == 1
@@ -100,26 +106,7 @@ def test_a_resumed_whole_discussion_run_stores_each_discussion_once_and_every_pr
 
     from socialbench.shared.logstore import NOTE, sample_prompts
 
-    _Slow.answered = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    env = {**os.environ, "SLOW_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1", "SLOW_API_KEY": "none"}
-    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", "workflow=full"]
-    command += ["--model", "openai-api/slow/m", "--limit", "8", "--max-connections", "1", "--resume"]
-    command += ["--log-dir", str(tmp_path), "--display", "none"]
-    try:
-        first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 600  # only a hung run reaches this
-        with _Slow.counted:
-            while _Slow.answered < 3 and first.poll() is None and time.monotonic() < deadline:
-                _Slow.counted.wait(0.5)
-        assert first.poll() is None, "the run ended before it could be killed"
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-        resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-    finally:
-        server.shutdown()
+    _kill_and_resume(tmp_path, "full", 8, 3)
     (log,) = [str(p) for p in tmp_path.glob("*.eval") if read_eval_log(str(p), header_only=True).status == "success"]
     summaries = read_eval_log_sample_summaries(log)
     assert len({s.id for s in summaries}) == len(summaries) == 8
