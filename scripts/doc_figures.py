@@ -73,12 +73,13 @@ def main() -> None:
             document = get_benchmark(bench).document
             assert document is not None
             documents[bench] = {p.name: p for p in document(logs[bench], True).parts() if isinstance(p, Figure)}
-        figure = documents[bench][name].figure
+        figure = documents[bench][name].figure.figure
         out = ROOT / "docs" / "figures" / f"{target}.svg"
         figure.savefig(out, format="svg", metadata={"Date": None})
         width, height = figure.get_size_inches()
         print(f"wrote {out.relative_to(ROOT)} ({width:.1f} x {height:.1f} in)")
-    for target, figure in grid_figures().items():  # as screenshots: the SVGs of 15 hatched series are ~1 MB each
+    for target, drawing in grid_figures().items():  # as screenshots: the SVGs of 15 hatched series are ~1 MB each
+        figure = drawing.figure
         out = ROOT / "docs" / "figures" / f"{target}.png"
         figure.savefig(out, format="png", dpi=150, metadata={"Software": None})
         width, height = figure.get_size_inches()

@@ -314,3 +314,72 @@ def test_a_cold_report_reads_each_log_once(
     runs._EXTRACTED.clear()
     document(logs)  # warm: from the disk cache, no log read
     assert runs.EXTRACT_STATS["read"] - before["read"] == 6
+
+
+def test_a_warm_report_draws_no_figure(
+    variants_folder: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing is what a warm report over a grid spent its time on: the second report serves every figure (HTML,
+    SVG, PDF, caption notes) from the cache and writes the same files."""
+    from socialbench.benchmarks.longsocial.figures import document
+    from socialbench.shared.figures import FIGURE_STATS
+    from socialbench.shared.reporting import write_figures, write_html
+
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path / "cache"))
+    logs = sorted(variants_folder.values())
+    written = {}
+    for name in ("cold", "warm"):
+        before = dict(FIGURE_STATS)
+        doc = document(logs)
+        write_html(doc, tmp_path / name / "report.html")
+        files = write_figures(doc, tmp_path / name / "figures")
+        written[name] = {p.name: p.read_bytes() for p in files}
+        drawn = FIGURE_STATS["drawn"] - before["drawn"]
+        if name == "cold":
+            assert drawn >= len(files) > 0
+        else:
+            assert drawn == 0 and FIGURE_STATS["cached"] - before["cached"] >= len(files)
+    assert written["cold"] == written["warm"]
+    cold_html = (tmp_path / "cold" / "report.html").read_text()
+    assert cold_html.count("<svg") == (tmp_path / "warm" / "report.html").read_text().count("<svg") > 0
+
+
+def test_a_figure_is_drawn_again_when_its_data_code_or_entry_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialbench.shared import runs
+    from socialbench.shared.figures import FIGURE_STATS, Estimate, bars
+
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path / "cache"))
+
+    def figure(value: float) -> Any:
+        return bars("accuracy", ["a"], {"m": [Estimate(value, value - 0.1, value + 0.1, 10)]})
+
+    def counts() -> dict[str, int]:
+        return dict(FIGURE_STATS)
+
+    before = counts()
+    pdf = figure(0.5).render("pdf")
+    assert pdf.startswith(b"%PDF") and FIGURE_STATS["drawn"] == before["drawn"] + 1
+    again = figure(0.5)
+    assert again.render("pdf") == pdf and again._figure is None  # served, never drawn
+    assert FIGURE_STATS["cached"] == before["cached"] + 1
+    other = figure(0.6)
+    assert other.key != again.key and other.render("pdf") != pdf  # other data: its own drawing
+    assert FIGURE_STATS["drawn"] == before["drawn"] + 2
+
+    entry = tmp_path / "cache" / "figures" / f"{again.key}.pdf.gz"
+    for damage in (b"\x00" * 40, b"not gzip"):
+        entry.write_bytes(entry.read_bytes()[:-40] + damage)
+        refused = FIGURE_STATS["refused"]
+        assert figure(0.5).render("pdf") == pdf  # drawn again, the same figure
+        assert FIGURE_STATS["refused"] == refused + 1
+    with gzip.open(entry, "rb") as handle:
+        head, _, payload = handle.read().partition(b"\n")
+    with gzip.open(entry, "wb") as handle:  # a whole entry whose payload is not the one its header names
+        handle.write(head + b"\n" + payload.replace(b"%PDF", b"%PDX", 1))
+    assert figure(0.5).render("pdf") == pdf
+
+    monkeypatch.setattr(runs, "code_digest", lambda: "another commit")
+    changed = figure(0.5)
+    assert changed.key != again.key and changed.render("pdf") == pdf and changed._figure is not None

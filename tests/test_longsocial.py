@@ -78,6 +78,11 @@ LETTER_READINGS = [
     ("Looking at the thread, c14 replies to c12.\n\nC", "C"),
     ("After weighing the options:\n**B**", "B"),
     ("I'd go with (C).", "C"),
+    ("It's not clear; I'd guess D", "D"),  # issue 50
+    ("My best guess is B.", "B"),
+    ("I'd say B, since the OP conceded", "B"),
+    ("I would say a lot depends on tone", None),
+    ("I'd guess A or C", None),
     ("B) It refutes the parent.", "B"),
     ("C. The reply concedes.", "C"),
     ("(D) because the OP changes the topic", "D"),

@@ -47,7 +47,7 @@ from socialbench.benchmarks.perso.features import FEATURES, surface_features
 from socialbench.benchmarks.perso.generation import export_items
 from socialbench.benchmarks.perso.human import analyse, load_annotations
 from socialbench.benchmarks.perso.items import CognitiveItem, lint, load_items
-from socialbench.benchmarks.perso.posts import clean, clean_post, marker_line
+from socialbench.benchmarks.perso.posts import PostCleaning, clean, clean_post, marker_line
 from socialbench.benchmarks.perso.report import behavioral_summary, collect
 from socialbench.conversations.model import Node, Thread
 from socialbench.conversations.sources import read_cmv_pairs
@@ -748,3 +748,70 @@ def test_edits_are_cut_where_they_end_and_promised_deltas_stay(post: str, kept: 
         shown = clean(text).text
         assert all(k in shown for k in kept), (text, shown)
         assert not any(c in shown for c in cut), (text, shown)
+
+
+def _flattened(thread: Any) -> str:
+    """A shipped post as a release that flattened its line breaks stores it: the title, a blank line, then one
+    paragraph with a double space where each line break was."""
+    from socialbench.benchmarks.perso.posts import _split_title
+
+    head, body = _split_title(thread.root.text, thread.title)
+    flat = "  ".join(line.strip() for line in body.split("\n") if line.strip())
+    return f"{head}\n\n{flat}" if head else flat
+
+
+def test_posts_whose_line_breaks_were_flattened_are_cut_at_the_marker() -> None:
+    """Issue 50: an edit marker inside a flattened paragraph took the whole paragraph (18 of 516 held-out posts were
+    shown with their title only) or left the outcome in. Every shipped post, flattened here: none is shown with its
+    title only, no section the original's cleaning removed is shown, and 608 of 609 show exactly the original's text
+    up to whitespace and layout (the other, named in posts.py, shows an edit's second line)."""
+    threads = load_threads()
+    differ, leaked = [], []
+    for thread in threads:
+        original = clean(thread.root.text, thread.title)
+        flat = clean(_flattened(thread), thread.title)
+        shown = _layout_free(flat.text)
+        assert len(shown) > len(_layout_free(thread.title or "")) + 20, thread.id
+        assert flat.edited or not flat.flattened, thread.id  # counted where reading its breaks cut an edit
+        if shown != _layout_free(original.text):
+            differ.append(thread.id)
+        if any(_layout_free(edit)[:60] in shown for edit in original.edits):
+            leaked.append(thread.id)
+    assert differ == ["cmv:2rd7mg"] and leaked == [], (differ, leaked)
+    counted = PostCleaning.of((t.id, _flattened(t), t.title) for t in threads[:40])
+    assert counted.flattened == sum(clean(_flattened(t), t.title).flattened for t in threads[:40]) > 0
+    assert "line breaks were runs of spaces" in counted.line()
+
+
+@pytest.mark.parametrize(
+    ("body", "kept", "cut"),
+    [
+        (  # the issue's smallest case: the body stays, the edit goes
+            "Cars make downtown loud. They also pollute. Change my view.  Edit: I want to thank everyone, "
+            "u/x made a great point so I gave a delta.",
+            "Cars make downtown loud. They also pollute. Change my view.",
+            "gave a delta",
+        ),
+        (
+            "Cars make downtown loud.  **Edit:** View has been changed [here](http://example.org/c1).",
+            "Cars make downtown loud.",
+            "View has been changed",
+        ),
+        ("Cars make downtown loud. VIEW CHANGED  jayman419 changed my view.", "Cars make downtown loud.", "VIEW"),
+        (
+            "Cars make downtown loud.  **Edit**: thanks all, you've certainly changed my view.",
+            "Cars make downtown loud.",
+            "certainly changed",
+        ),
+        (  # the same with single spaces only: sentences stand for lines
+            "Cars make downtown loud. Change my view. Edit: I want to thank everyone, so I gave a delta.",
+            "Cars make downtown loud. Change my view.",
+            "gave a delta",
+        ),
+    ],
+)
+def test_a_flattened_post_is_cut_at_its_marker_not_at_its_paragraph(body: str, kept: str, cut: str) -> None:
+    title = "CMV: Cars should be banned downtown"
+    shown = clean(f"{title}\n\n{body}", title)
+    assert shown.text.startswith(title) and kept in shown.text and cut not in shown.text, shown.text
+    assert shown.edited and shown.flattened == ("  " in body)

@@ -21,18 +21,23 @@ from socialbench.benchmarks.longsocial.task import longsocial
 from socialbench.benchmarks.perso import perso
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
-from socialbench.shared.figures import Estimate, bars, estimate, heatmap, scatter, stacked_shares
+from socialbench.shared.figures import Drawing, Estimate, bars, estimate, heatmap, scatter, stacked_shares
 from socialbench.shared.reporting import Document, Section, Table, write_tables
+
+
+def _mpl(fig: Any) -> Any:
+    """The matplotlib figure of a `Drawing` (drawn now)."""
+    return fig.figure if isinstance(fig, Drawing) else fig
 
 
 def _marked_missing(fig: Any) -> int:
     """The "n/a" marks drawn in the plot (the legend may name the mark once more)."""
-    return sum(1 for ax in fig.axes for t in ax.texts if t.get_text() == "n/a")
+    return sum(1 for ax in _mpl(fig).axes for t in ax.texts if t.get_text() == "n/a")
 
 
 def _svg(fig: Any) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg")
+    _mpl(fig).savefig(buffer, format="svg")
     return buffer.getvalue()
 
 
@@ -55,7 +60,7 @@ def test_bars_draw_missing_as_missing_and_label_every_n() -> None:
 def test_bars_with_only_missing_values_and_negative_deltas() -> None:
     assert _marked_missing(bars("t", ["a", "b"], {"m": [Estimate(None), Estimate(None)]})) == 2
     fig = bars("lift", ["cot"], {"m": [Estimate(-0.1, -0.2, 0.05, 30)]}, ylabel="pp")
-    low, high = fig.axes[0].get_ylim()
+    low, high = fig.figure.axes[0].get_ylim()
     assert low < -20 and high > 5  # the axis shows the negative delta and its whole CI
 
 
@@ -256,6 +261,7 @@ def check_figure(fig: Any, name: str) -> None:
 
     from socialbench.shared.figures import MIN_FONT, TEXT_WIDTH
 
+    fig = _mpl(fig)
     width, height = fig.get_size_inches()
     assert width <= TEXT_WIDTH + 1e-6 and height <= 9.0, (name, width, height)
     fig.canvas.draw()
@@ -323,6 +329,7 @@ def _look(handle: Any) -> tuple[Any, ...]:
 
 def legend_labels(fig: Any) -> list[str]:
     """Every legend entry of ``fig`` (the figure's and each panel's), a wrapped label read as one line."""
+    fig = _mpl(fig)
     legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
     return [t.get_text().replace("\n", " ") for legend in legends for t in legend.get_texts()]
 
@@ -346,14 +353,14 @@ def test_reference_lines_close_together_are_labelled_apart() -> None:
     refs = {f"paper model {i}: {62 + 1.5 * i:g}%": (62 + 1.5 * i) / 100 for i in range(9)}
     fig = bars("refs", ["run"], {"all pairs": [estimate([1.0, 0.0, 1.0])]}, references=refs)
     check_figure(fig, "references")  # nine labels between 62% and 74%, none on another
-    assert sum(1 for t in fig.axes[0].texts if t.get_text().startswith("paper model")) == 9
+    assert sum(1 for t in fig.figure.axes[0].texts if t.get_text().startswith("paper model")) == 9
 
 
 def test_accuracy_axes_start_at_zero() -> None:
     fig = scatter("len", {"m": [(1000.0, 0.0), (2000.0, 0.5)]}, "tokens", "accuracy (%)")
-    assert fig.axes[0].get_ylim()[0] == 0.0
+    assert fig.figure.axes[0].get_ylim()[0] == 0.0
     fig = bars("acc", ["a"], {"m": [estimate([0.0, 0.0])]})
-    assert fig.axes[0].get_ylim()[0] == 0.0
+    assert fig.figure.axes[0].get_ylim()[0] == 0.0
 
 
 @pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
@@ -600,7 +607,7 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     check_figure(grouped, f"bars-{count}")
     # past nine series (the palette) the bars are small multiples: every series in exactly one panel's legend,
     # the paper's numbers in every panel, and each panel's bars in colours of their own
-    panels = [ax for ax in grouped.axes if ax.get_legend() is not None] or grouped.axes
+    panels = [ax for ax in grouped.figure.axes if ax.get_legend() is not None] or grouped.figure.axes
     assert len(panels) == (1 if count <= 9 else math.ceil(count / 9)), len(panels)
     assert sorted(label for label in legend_labels(grouped) if label.startswith("model-")) == sorted(names)
     assert legend_labels(grouped).count("Paper") == len(panels)
@@ -624,14 +631,14 @@ def test_zero_bars_are_drawn_accuracy_ticks_stop_at_100_and_one_digit_counts_sta
     from socialbench.shared.figures import PALETTE, Estimate, bars
 
     zero = bars("all invalid", ["behavioral"], {"model": [Estimate(0.0, 0.0, 0.3, 12)]})
-    (ax,) = zero.axes
+    (ax,) = zero.figure.axes
     drawn = [line for line in ax.get_lines() if isinstance(line, Line2D) and list(line.get_ydata()) == [0, 0]]
     assert drawn and drawn[0].get_color() == PALETTE[0] and drawn[0].get_linewidth() > 2
     full = bars("all right", ["a", "b"], {"m": [Estimate(1.0, 0.6, 1.0, 8), Estimate(1.0, 0.6, 1.0, 8)]})
-    assert max(full.axes[0].get_yticks()) == 100 and full.axes[0].get_ylim()[1] > 100
+    assert max(full.figure.axes[0].get_yticks()) == 100 and full.figure.axes[0].get_ylim()[1] > 100
     many = {f"s{i}": [Estimate(0.5, 0.2, 0.8, 8)] * 6 for i in range(5)}
     narrow = bars("narrow bars", [f"g{i}" for i in range(6)], many)
-    counts = [t for t in narrow.axes[0].texts if t.get_text() == "8"]
+    counts = [t for t in narrow.figure.axes[0].texts if t.get_text() == "8"]
     assert counts and all(t.get_rotation() == 0 for t in counts)
 
 
@@ -641,7 +648,7 @@ def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: di
 
     doc = document(logs["perso"])
     (figure,) = [p for p in doc.parts() if p.name == "perso-behavioral-accuracy"]
-    texts = [t.get_text() for ax in figure.figure.axes for t in ax.texts]  # type: ignore[union-attr]
+    texts = [t.get_text() for ax in figure.figure.figure.axes for t in ax.texts]  # type: ignore[union-attr]
     assert "pairs=10" in texts and not any(t.startswith("n=") for t in texts)
 
 

@@ -14,8 +14,8 @@ from inspect_ai.model import Logprob, ModelOutput, TopLogprob
 # inspect's `answer()` scorer reads one fixed template ("ANSWER: X"); real outputs come in the shapes below.
 _LONE = re.compile(r"^[\s*_`(\[]*([A-Da-d])[\s*_`)\].:]*$")  # the whole answer: "B", "(b)", "**B**", "B."
 _STATED = re.compile(
-    r"(?i)\b(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|my\s+choice"
-    r"|i(?:\s+would|\s+will|'d|'ll)?\s+(?:choose|pick|select|go\s+with))"
+    r"(?i)\b(?:final\s+answer|correct\s+(?:answer|option|choice)|answer|my\s+(?:choice|guess|pick|best\s+guess)"
+    r"|i(?:\s+would|\s+will|'d|'ll)?\s+(?:choose|pick|select|go\s+with|guess|say))"
     r"[*_`]*\s*(?:is|would\s+be)?\s*[:：=\-]?[*_`]*\s*(?:option\s*|choice\s*|letter\s*)?[*_`(\[]*"
     r"(?P<letter>[A-Da-d])(?![A-Za-z0-9'])(?P<close>[*_`)\]]*)(?P<rest>[^\n]*)"
 )

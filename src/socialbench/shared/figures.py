@@ -8,15 +8,26 @@ hatched stub marked "n/a" -- never as 0. Every series is in the legend. The pape
 (never bars like ours), and reference values are dashed lines labelled at the line.
 
 `notes(fig)` returns what a caption must add (e.g. "n per bar: see the table"); `reporting.Figure` appends it.
+
+Each figure function returns a `Drawing`: the figure's specification, drawn only when a rendering of it (SVG, PDF,
+its caption notes) is not already in the disk cache (``$SOCIALBENCH_CACHE/figures``, keyed by the function, its
+arguments, the code and matplotlib). A warm report over a grid of 522 runs redraws nothing: drawing is where a
+report's time goes (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import gzip
+import hashlib
+import io
+import json
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec
 
 import matplotlib
 
@@ -104,9 +115,118 @@ class Estimate:
         return Estimate(times(self.value), times(self.low), times(self.high), self.n)
 
 
-def notes(fig: Figure) -> str:
+def notes(fig: Figure | Drawing) -> str:
     """What the caption of ``fig`` must say that the figure itself could not show."""
+    if isinstance(fig, Drawing):
+        return fig.notes()
     return " ".join(getattr(fig, "socialbench_notes", []))
+
+
+METADATA: dict[str, dict[str, Any]] = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
+"""What a rendering records of when it was made: nothing, so the same figure gives the same file."""
+FIGURE_STATS = {"drawn": 0, "cached": 0, "refused": 0}
+"""Renderings made by drawing, served from the disk cache, and cache entries refused (damaged or not the one asked
+for) and made again."""
+P = ParamSpec("P")
+
+
+def _spec(value: Any) -> Any:
+    """A figure argument as JSON for the cache key, keeping what drawing depends on: the order of a mapping's
+    items (series order), every key (tuples too) and value; a type it does not know is a `TypeError`."""
+    if isinstance(value, Mapping):
+        return {"map": [[_spec(k), _spec(v)] for k, v in value.items()]}
+    if isinstance(value, list | tuple):
+        return [_spec(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {type(value).__name__: [_spec(getattr(value, f.name)) for f in dataclasses.fields(value)]}
+    if isinstance(value, np.generic | np.ndarray):
+        return value.tolist()
+    if value is None or isinstance(value, str | int | float):
+        return value
+    raise TypeError(f"no cache key for a {type(value).__name__}")
+
+
+class Drawing:
+    """A figure as what draws it (a figure function and its arguments). Its renderings are cached on disk, each
+    entry naming its key, format and payload digest and checked on read, so a damaged entry or one of other code is
+    drawn again, never served; `figure` draws it whatever the cache holds."""
+
+    def __init__(self, draw: Callable[..., Figure], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        from .runs import code_digest
+
+        self._draw = functools.partial(draw, *args, **kwargs)
+        self._figure: Figure | None = None
+        spec = [draw.__qualname__, args, kwargs, code_digest(), matplotlib.__version__]
+        try:
+            self.key: str | None = hashlib.sha256(json.dumps(_spec(spec)).encode()).hexdigest()
+        except (TypeError, ValueError):  # an argument with no faithful key: drawn every time
+            self.key = None
+
+    @property
+    def figure(self) -> Figure:
+        """The matplotlib figure, drawn now if it was not yet."""
+        if self._figure is None:
+            self._figure = self._draw()
+        return self._figure
+
+    def _entry(self, kind: str) -> Any:
+        from .retrieval import cache_dir
+
+        return cache_dir() / "figures" / f"{self.key}.{kind}.gz"
+
+    def _cached(self, kind: str, make: Callable[[], bytes]) -> bytes:
+        if self.key is None:
+            FIGURE_STATS["drawn"] += 1
+            return make()
+        path = self._entry(kind)
+        try:
+            with gzip.open(path, "rb") as handle:
+                entry: bytes = handle.read()
+            head, _, payload = entry.partition(b"\n")
+            header = json.loads(head)
+            if header == {"key": self.key, "kind": kind, "sha256": hashlib.sha256(payload).hexdigest()}:
+                FIGURE_STATS["cached"] += 1
+                return payload
+            FIGURE_STATS["refused"] += 1
+        except FileNotFoundError:
+            pass
+        except Exception:  # a damaged entry (gzip, zlib, JSON alike) is drawn again
+            FIGURE_STATS["refused"] += 1
+        payload = make()
+        FIGURE_STATS["drawn"] += 1
+        header = {"key": self.key, "kind": kind, "sha256": hashlib.sha256(payload).hexdigest()}
+        from ..core.errors import InputError
+        from ..core.jsonl import atomic_writer
+
+        try:
+            with atomic_writer(path, binary=True) as handle:  # .gz: written compressed
+                handle.write(json.dumps(header).encode() + b"\n" + payload)
+        except (InputError, OSError):  # a cache that cannot be written (read-only home) only costs a redraw
+            pass
+        return payload
+
+    def render(self, fmt: Literal["svg", "pdf"]) -> bytes:
+        """The figure as an SVG or PDF file's bytes."""
+
+        def make() -> bytes:
+            buffer = io.BytesIO()
+            self.figure.savefig(buffer, format=fmt, metadata=METADATA[fmt])
+            return buffer.getvalue()
+
+        return self._cached(fmt, make)
+
+    def notes(self) -> str:
+        return self._cached("notes", lambda: notes(self.figure).encode()).decode()
+
+
+def drawn(draw: Callable[P, Figure]) -> Callable[P, Drawing]:
+    """``draw`` as a function that returns its `Drawing` (drawn when a rendering is asked for and not cached)."""
+
+    @functools.wraps(draw)
+    def deferred(*args: P.args, **kwargs: P.kwargs) -> Drawing:
+        return Drawing(draw, args, kwargs)
+
+    return deferred
 
 
 def _note(fig: Figure, text: str) -> None:
@@ -247,6 +367,7 @@ class _Panel:
     estimates: list[tuple[float, Estimate]]
 
 
+@drawn
 def bars(
     title: str,
     groups: Sequence[str],
@@ -434,6 +555,7 @@ def _count_or_stub(
     ax.text(at_x, y, text, ha="center", va="bottom", fontsize=MIN_FONT, rotation=0 if upright else 90)
 
 
+@drawn
 def dots(
     title: str,
     rows: Sequence[tuple[str, Estimate, bool]],
@@ -483,6 +605,7 @@ def dots(
     return fig
 
 
+@drawn
 def heatmap(
     title: str,
     rows: Sequence[str],
@@ -531,6 +654,7 @@ def heatmap(
     return fig
 
 
+@drawn
 def scatter(
     title: str,
     points: Mapping[str, Sequence[tuple[float, float]]],
@@ -571,6 +695,7 @@ def scatter(
     return fig
 
 
+@drawn
 def stacked_shares(title: str, groups: Sequence[str], shares: Mapping[str, Sequence[float | None]]) -> Figure:
     """Stacked 100% bars (e.g. option-choice distributions); a group with no data is a hatched empty bar."""
     width = COLUMN_WIDTH if len(groups) <= 6 else TEXT_WIDTH

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import html
-import io
 import json
 import math
 import re
@@ -19,13 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure as MplFigure
+from typing import Any, Literal
 
 from ..core.jsonl import atomic_writer
 from .benchmark import read_log
-from .figures import Estimate, notes
+from .figures import Drawing, Estimate, notes
 from .runs import read_alongside
 
 MISSING = "–"
@@ -96,7 +93,7 @@ class Table:
 class Figure:
     name: str
     title: str
-    figure: MplFigure
+    figure: Drawing
     note: str = ""
 
     def caption(self) -> str:
@@ -214,10 +211,8 @@ def anchor(part: Table | Figure) -> str:
     return f"{'table' if isinstance(part, Table) else 'figure'}-{_slug(part.name)}"
 
 
-def _svg(figure: MplFigure) -> str:
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
+def _svg(figure: Drawing) -> str:
+    text = figure.render("svg").decode()
     return text[text.index("<svg") :]  # drop the XML prolog and DOCTYPE: inline SVG in HTML5
 
 
@@ -476,20 +471,21 @@ def write_html(doc: Document, path: str | Path) -> Path:
     return target
 
 
+FORMATS: tuple[Literal["svg", "pdf"], ...] = ("svg", "pdf")
+
+
 def write_figures(doc: Document, folder: str | Path) -> list[Path]:
     """Each figure as ``NAME.svg`` and ``NAME.pdf``, at the size it was drawn (one or two columns wide)."""
     out = []
     for part in doc.parts():
         if isinstance(part, Figure):
-            for fmt in ("svg", "pdf"):
+            for fmt in FORMATS:
                 target = Path(folder) / f"{_slug(part.name)}.{fmt}"
                 with atomic_writer(target, binary=True) as handle:
-                    part.figure.savefig(handle, format=fmt, metadata=_FIGURE_METADATA[fmt])
+                    handle.write(part.figure.render(fmt))
                 out.append(target)
     return out
 
-
-_FIGURE_METADATA: dict[str, dict[str, Any]] = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 
 _LATEX_SPECIAL = {c: f"\\{c}" for c in "&%$#_{}"} | {
     "~": r"\textasciitilde{}",

@@ -30,9 +30,14 @@ OP's words. The rule, applied to every post before it is shown or measured (docs
    counted (``one_line``). Measured on the 609 shipped posts (`tests/test_perso.py`): their one-line variants show
    the same text as the originals, up to whitespace and layout marks, for 588; the others are the 16 posts with an
    edit at the top (the one-line variant shows more of the edit, never less of the body) and 5 inline-edit edge
-   cases.
+   cases. **Posts whose line breaks became runs of spaces** (a title, then one paragraph with double spaces where
+   the breaks were): each run of spaces is read as a paragraph break and the rules above apply (counted as
+   ``flattened``). Their flattened variants show the original's text for 608 of the 609 shipped posts; the other
+   (cmv:2rd7mg, "**Was view changed?**", a heading whose section follows on the next line) shows that section.
 4. **Inline.** ``(edit: ...)`` / ``[update: ...]`` and parentheses that report a delta are cut; an ``EDIT:``
-   that follows a sentence inside a line cuts the rest of that line. Struck-through text (``~~...~~``) was
+   that follows a sentence inside a line cuts the rest of that line, as does any sentence inside a line that is a
+   marker by rule 2 ("Change my view.  Edit: ... so I gave a delta."), and a statement of the outcome wherever it
+   sits ("VIEW CHANGED", "you've certainly changed my view"). Struck-through text (``~~...~~``) was
    struck later: the strike marks are removed and the text kept, as the persuaders read it.
 5. **The body is never deleted.** If these rules would leave nothing but the title, only the marker paragraphs
    are removed (counted as ``fallbacks``).
@@ -72,6 +77,9 @@ _DELTA_LINE = re.compile(
     r"|/?u/[\w-]+[^\n]{0,60}?\bchanged my (?:view|mind)",
     re.I,
 )
+_OUTCOME = re.compile(r"\bVIEW\s+CHANGED\b|(?i:\byou(?:'ve|\s+have)\s+(?:\w+\s+)?changed\s+my\s+(?:view|mind)\b)")
+"""A statement of the outcome wherever it sits in a line: "VIEW CHANGED" in capitals, "you've certainly changed my
+view" (the OP's view before the discussion is never stated as changed by "you")."""
 _VIEW_CHANGED_LINE = re.compile(
     r"^\W*(?:(?:ok|okay|so|alright|yes|update)\W+)?(?:was\s+)?(?:my\s+)?view(?:'s)?\s+(?:(?:is|has|was)\s+)?(?:been\s+)?"
     r"(?:\w+\s+)?changed\b",
@@ -86,6 +94,9 @@ _INLINE_EDIT = re.compile(rf"(?<=[.!?)\"'*])[ \t]+\**{_EDIT_WORD}{_NUMBER}\s*[:\
 _INLINE_EMPHASISED_EDIT = re.compile(
     rf"[ \t]*(?<![*\w])(\*{{1,2}}){_EDIT_WORD}{_NUMBER}\s*[:\-–—][^*\n]*[^*\s][^*\n]*\1(?!\*)", re.I
 )
+_FLATTENED_BREAK = re.compile(r"[ \t]{2,}")
+"""Where a post whose line breaks were flattened had one: a run of spaces. (A double space typed inside a sentence
+only splits it into two pieces of body.)"""
 _HORIZONTAL_RULE = re.compile(r"^\s*(?:[_\-*]\s*){3,}$")
 _STRIKE = re.compile(r"~~(.+?)~~", re.S)
 
@@ -104,13 +115,29 @@ def marker_line(line: str) -> bool:
     stripped = line.strip()
     if not stripped:
         return False
-    if _EDIT_LINE.match(stripped) or _VIEW_CHANGED_LINE.match(stripped):
+    if _EDIT_LINE.match(stripped) or _VIEW_CHANGED_LINE.match(stripped) or _OUTCOME.search(stripped):
         return True
     return bool(_DELTA_LINE.search(stripped)) and not _PROMISED_DELTA.search(stripped)
 
 
 _WRAPPED = re.compile(r"^\s*(\*{1,3})(?P<inner>[^*]+)\1\s*$")
 _MARKER_WORD = re.compile(rf"^\W*{_EDIT_WORD}{_NUMBER}\W*", re.I)
+
+
+def _marker_at(line: str) -> int | None:
+    """Where the first marker of ``line`` starts when the line is read sentence by sentence: 0 when the line opens
+    with one (``HUGE EDIT:`` whole), the offset of a later sentence (or of an edit marker after a sentence) that is
+    one, None when no sentence is. A paragraph whose line breaks were flattened ("Cars make downtown loud. ...
+    Edit: I gave a delta.") is then cut at its marker, not deleted whole."""
+    stripped = line.strip()
+    if _EDIT_LINE.match(stripped) or _VIEW_CHANGED_LINE.match(stripped):
+        return 0
+    breaks = {m.end(1) for m in _SENTENCE_END.finditer(line)} | {m.start("m") for m in _ONE_LINE_MARKER.finditer(line)}
+    starts = sorted({0, *breaks})
+    for start, end in zip(starts, [*starts[1:], len(line)], strict=True):
+        if marker_line(line[start:end]):
+            return start
+    return None
 
 
 def _self_contained(paragraph: str) -> bool:
@@ -132,6 +159,8 @@ class Cleaned:
     one_line: bool = False
     """The post had no line breaks: it was cut at sentence level (an edit at its top loses its first sentence only,
     as no paragraph says where the edit ends)."""
+    flattened: bool = False
+    """The post's line breaks were flattened to runs of spaces: each run was read as a paragraph break."""
 
     @property
     def edited(self) -> bool:
@@ -146,6 +175,7 @@ class Cleaned:
             "struck": self.struck,
             "fallback": self.fallback,
             "one_line": self.one_line,
+            "flattened": self.flattened,
         }
 
 
@@ -173,7 +203,8 @@ def _sections(lines: list[str], one_line: bool = False) -> tuple[list[str], list
     i = 0
     while i < len(lines):
         line = lines[i]
-        if marker_line(line):
+        at = _marker_at(line) if marker_line(line) else None
+        if marker_line(line) and not at:  # the line starts with its marker (or no sentence alone is one)
             end = _paragraph_end(lines, i)
             paragraph = "\n".join(lines[i:end])
             appended = not (one_line and removed and removed_at_top)
@@ -188,6 +219,9 @@ def _sections(lines: list[str], one_line: bool = False) -> tuple[list[str], list
         if emphasised:
             removed.append(emphasised.group(0).strip())
             line = line[: emphasised.start()] + line[emphasised.end() :]
+        if marker_line(line) and (at := _marker_at(line)):  # a marker after sentences of the body: the rest of the line
+            removed.append(line[at:].strip())
+            line = line[:at].rstrip()
         inline = _INLINE_EDIT.search(line)
         if inline:
             removed.append(line[inline.start() :].strip())
@@ -266,13 +300,25 @@ def clean(text: str, title: str | None = None) -> Cleaned:
     body = _INLINE_PAREN.sub(cut_inline, body)
     struck = len(_STRIKE.findall(body))
     body = _STRIKE.sub(r"\1", body)
-    one_line = bool(body.strip()) and "\n" not in text.strip()  # the whole post, title included, on one line
-    if one_line:  # a release that stores each post on one line: sentences stand for lines and paragraphs
-        body = _INLINE_EMPHASISED_EDIT.sub(cut_inline, body)  # a note in emphasis may span sentences
-        lines = _sentence_paragraphs(body.strip())
-    else:
-        lines = body.split("\n")
-    kept, removed = _sections(lines, one_line)
+    # A body without line breaks: the whole post on one line, or a title then a body whose breaks were flattened.
+    # Where runs of spaces are left where the breaks were (as some releases store posts), each run is read as a
+    # paragraph break when that finds an edit to cut; otherwise sentences stand for lines and paragraphs, for a
+    # one-line post and for a flat body that would lose every line. Nothing says where an edit in it ends.
+    stripped = body.strip()
+    flat = bool(stripped) and "\n" not in stripped
+    one_line = flat and "\n" not in text.strip()
+    flattened = False
+    lines = body.split("\n")
+    kept, removed = _sections(lines)
+    if flat and _FLATTENED_BREAK.search(stripped):
+        pieces = "\n\n".join(_FLATTENED_BREAK.split(stripped)).split("\n")
+        kept_pieces, removed_pieces = _sections(pieces)
+        if removed_pieces:
+            lines, kept, removed, flattened, one_line = pieces, kept_pieces, removed_pieces, True, False
+    if not flattened and (one_line or (flat and removed and not "\n".join(kept).strip())):
+        lines = _sentence_paragraphs(_INLINE_EMPHASISED_EDIT.sub(cut_inline, stripped))  # emphasis spans sentences
+        kept, removed = _sections(lines, True)
+        one_line = True
     fallback = False
     if removed and not "\n".join(kept).strip() and any(line.strip() and not marker_line(line) for line in lines):
         kept, removed = _paragraphs_only(lines)
@@ -280,12 +326,15 @@ def clean(text: str, title: str | None = None) -> Cleaned:
         if not "\n".join(kept).strip():  # still nothing: keep the body whole rather than lose it
             kept, removed = lines, []
     edits += removed
+    lead = body[: len(body) - len(body.lstrip())]  # between the title and the body
+    shown = " ".join(k for k in kept if k) if one_line else "  ".join(k for k in kept if k) if flattened else ""
+    joined = one_line or flattened
     cleaned = _tidy(
         head
-        + ("\n" if one_line and head else "")
-        + ("\n".join(kept) if not one_line else " ".join(k for k in kept if k))
+        + (("\n\n" if "\n\n" in lead else "\n") if joined and head else "")
+        + (shown if joined else "\n".join(kept))
     )
-    return Cleaned(cleaned, tuple(e for e in edits if e), footnote, struck, fallback, one_line)
+    return Cleaned(cleaned, tuple(e for e in edits if e), footnote, struck, fallback, one_line, flattened)
 
 
 def clean_post(text: str, title: str | None = None) -> str:
@@ -304,6 +353,7 @@ class PostCleaning:
     struck: int = 0
     fallbacks: int = 0
     one_line: int = 0
+    flattened: int = 0
     examples: list[str] = field(default_factory=list)
 
     @classmethod
@@ -326,6 +376,7 @@ class PostCleaning:
             out.struck += int(record.get("struck", 0))
             out.fallbacks += bool(record.get("fallback"))
             out.one_line += bool(record.get("one_line"))
+            out.flattened += bool(record.get("flattened"))
         return out
 
     def line(self) -> str:
@@ -335,5 +386,6 @@ class PostCleaning:
             + (f", strike marks from {self.struck}" if self.struck else "")
             + (f"; {self.fallbacks} posts kept their body by removing marker paragraphs only" if self.fallbacks else "")
             + (f"; {self.one_line} posts without line breaks cut at sentence level" if self.one_line else "")
+            + (f"; {self.flattened} posts whose line breaks were runs of spaces cut there" if self.flattened else "")
             + " (rule: docs/perso.md)"
         )
