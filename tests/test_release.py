@@ -140,8 +140,11 @@ def test_a_page_that_cannot_become_an_item_is_named_and_nothing_is_written(tmp_p
     assert "ann w0002" in message and "c999" in message and "ann w0003" in message and "option_c" in message
     skipped = _cli("analyze", "longsocial", "authored", "-A", f"study={folder}", "-A", f"out={out}",
                    "-A", "incomplete=skip", "--json")  # fmt: skip
-    assert skipped.returncode == 0, skipped.stderr
-    assert json.loads(skipped.stdout)["items"] == 1 and len(json.loads(skipped.stdout)["not_exported"]) == 2
+    exported = json.loads(skipped.stdout)
+    assert exported["items"] == 1 and len(exported["not_exported"]) == 2
+    # one item cannot pass the file's surface heuristics (a one-item file sits above chance): written, exit 1
+    assert not exported["lint"]["passed"] and exported["lint"]["hard_findings"] == 0
+    assert skipped.returncode == 1, skipped.stderr
     assert len(out.read_text().splitlines()) == 1
 
 
@@ -260,3 +263,21 @@ def test_two_releases_into_one_new_folder_leave_one_whole_release(
     assert (target / "datasheet.json").read_text() == written and sorted(p.name for p in tmp_path.iterdir()) == [
         "release"
     ]
+
+
+def test_an_export_whose_lint_fails_is_written_and_exits_1(tmp_path: Path) -> None:
+    """Issue 50: "lint failed ... 1 failing a hard check" exited 0; the README says a failed check exits 1."""
+    folder = tmp_path / "author"
+    made = _cli("study", "create", "longsocial-author", "-o", str(folder), "--annotators", "ann,bob",
+                "-S", f"ids={EPISODE}", "-S", "per_episode=2")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    items = sample_items()
+    long = page(items[3])
+    long[ls.OPTION_NAMES[0]] = " ".join([long[ls.OPTION_NAMES[0]]] * 8)  # one option 8x its length: a hard finding
+    save(folder, "ann", {"w0001": page(items[0]), "w0002": page(items[1])})
+    save(folder, "bob", {"w0001": page(items[2]), "w0002": long})
+    out = tmp_path / "authored.jsonl"
+    done = _cli("analyze", "longsocial", "authored", "-A", f"study={folder}", "-A", f"out={out}")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "lint failed" in done.stdout and "1 failing a hard check" in done.stdout
+    assert len(out.read_text().splitlines()) == 4  # the items are written: the authors fix them from the file

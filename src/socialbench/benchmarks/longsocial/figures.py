@@ -137,7 +137,7 @@ def document(
     bands = bars(
         "Method families: mean of cell accuracies, cell-level 95% CI (Table 14)",
         names,
-        {"this report's cells": [Estimate(f["mean"], f["ci95"][0], f["ci95"][1], f["cells"]) for f in fams]},
+        {"this report's cells": [Estimate(f["mean"], *(f["ci95"] or [None, None]), f["cells"]) for f in fams]},
         references=refs,
         paper=paper_series,
         n_label="cells",
@@ -366,7 +366,7 @@ def document(
         Table(
             "longsocial-table13",
             "Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting, chosen after the fact "
-            "(a diagnostic); C-mac of Full",
+            "(a diagnostic; where settings tie, every one is named, marked tied); C-mac of Full",
             [
                 "model",
                 "Full",

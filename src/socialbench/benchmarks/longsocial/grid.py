@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog
 from ...shared.budgets import CallCounts, call_counts
 from ...shared.metrics import OVERLENGTH
 from ...shared.runs import extracted, run_set
-from ...shared.statistics import bootstrap_ci
+from ...shared.statistics import BOOTSTRAP, bootstrap_ci, ci_fields, exact_binomial_ci
 from .scorer import UNJUDGED
 from .summary import (
     degraded_marks,
@@ -56,6 +56,9 @@ class Run:
     variant: str = ""
     """What tells this run from the same model's other runs, but the setting (``seed=1 · limit=10``; empty where
     nothing does): tables that pool over models pool one variant at a time (`by_variant`)."""
+    without_roles: str = ""
+    """The column without the roles' models (a grader): what an open-answer run shares with the Full run it is
+    compared with, which calls no grader (Table 4)."""
 
     def __post_init__(self) -> None:
         self.model_name = self.model_name or self.model
@@ -113,6 +116,7 @@ def load_runs(logs: list[str]) -> list[Run]:
                 stats=meta.get("episode_stats"),
                 differs={k: v for k, v in info.differs.items() if k not in AXES},
                 variant=" · ".join(info.variant_parts(AXES)),
+                without_roles=info.label_without((*AXES, "role:*")),
             )
         )
     order = {name: n for n, name in enumerate(WORKFLOWS)}
@@ -165,8 +169,7 @@ def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
     diffs = [left[i] - right[i] for i in sorted(left.keys() & right.keys())]
     if not diffs:
         return {"n": 0, "delta": None, "ci95": None}
-    low, high = bootstrap_ci(diffs)
-    return {"n": len(diffs), "delta": statistics.fmean(diffs), "ci95": [low, high]}
+    return {"n": len(diffs), "delta": statistics.fmean(diffs), **ci_fields(bootstrap_ci(diffs, paired=True))}
 
 
 NO_FULL = "no partner: no Full run of the same model and settings (seed, grader, samples, ...) among the logs"
@@ -212,7 +215,11 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for (variant, family), members in sorted(groups.items(), key=lambda g: ranked[g[0][0]]):
         full = {c["model_name"]: c["accuracy"] for c in groups.get((variant, "Full-context"), [])}
         values = [c["accuracy"] for c in members]
-        low, high = bootstrap_ci(values)
+        ci = bootstrap_ci(values)
+        if ci.method != BOOTSTRAP:  # one cell, or every cell alike: the exact interval over the family's items
+            scored = [c["asked"] - c["unjudged"] for c in members]
+            right = round(sum(a * n for a, n in zip(values, scored, strict=True)))
+            ci = exact_binomial_ci(right, sum(scored), why=f"{len(values)} cell(s), nothing to resample across cells")
         mean = statistics.fmean(values)
         both = sorted({c["model_name"] for c in members} & full.keys())
         delta = None
@@ -227,7 +234,7 @@ def families(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "cells": len(values),
                 "models": sorted({c["model_name"] for c in members}),
                 "mean": mean,
-                "ci95": [low, high],
+                **ci_fields(ci),
                 "delta_vs_full": delta,
                 "delta_models": len(both) if family != "Full-context" else None,
                 "no_partner": NO_FULL if family != "Full-context" and not both else None,

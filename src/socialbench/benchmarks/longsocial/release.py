@@ -200,7 +200,8 @@ def authored(console: Console, study: str, out: str, incomplete: str = "refuse",
     """An authoring study's saved pages as an items file with provenance, and their lint (Tables 8, 9, 23).
 
     A page that cannot become an item (a field left empty, a post id not in the episode, a scope of the wrong
-    shape) refuses the export, naming every such page; ``incomplete=skip`` exports the rest and counts them.
+    shape) refuses the export, naming every such page; ``incomplete=skip`` exports the rest and counts them. The
+    items are written whatever their lint says; a failed lint (a hard finding, a heuristic above chance) exits 1.
 
     Args:
         study: folder of a longsocial-author study.
@@ -216,6 +217,8 @@ def authored(console: Console, study: str, out: str, incomplete: str = "refuse",
         raise InputError(study, "no saved page makes an item yet")
     write_jsonl(out, [i.model_dump(exclude_none=True) for i in result.items])
     print_authored(console, result, as_json, written=out)
+    if result.lint is not None and not result.lint.passed:  # written, and its lint failed: exit 1, as `lint` does
+        raise SystemExit(1)
 
 
 # ---- release ----------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from rich.console import Console
 from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.runs import run_info, run_set
+from ...shared.statistics import EXACT_NOTE, exact_mark
 from ...shared.statistics import percent as _pct
 from ...shared.terminal import Table
 from .grid import (
@@ -105,14 +106,28 @@ def _is_longsocial(path: str) -> bool:
 def _est(value: dict[str, Any]) -> str:
     if value.get("mean") is None:
         return "-"
-    return f"{_pct(value['mean'])} [{_pct(value['ci95'][0])}, {_pct(value['ci95'][1])}]"
+    if not value.get("ci95"):
+        return f"{_pct(value['mean'])} [n/a: {value.get('ci_method', 'no interval')}]"
+    return f"{_pct(value['mean'])} [{_pct(value['ci95'][0])}, {_pct(value['ci95'][1])}]{exact_mark(value)}"
 
 
 def _delta(d: dict[str, Any] | None) -> str:
-    """A paired change in points with its CI and its number of paired items."""
+    """A paired change in points with its CI (‡: exact, `EXACT_NOTE`) and its number of paired items."""
     if not d or d["delta"] is None:
         return "-"
-    return f"{100 * d['delta']:+.1f} [{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}] (n={d['n']})"
+    if not d.get("ci95"):
+        return f"{100 * d['delta']:+.1f} [n/a: {d.get('ci_method', 'no interval')}] (n={d['n']})"
+    ci = f"[{100 * d['ci95'][0]:+.1f}, {100 * d['ci95'][1]:+.1f}]{exact_mark(d)}"
+    return f"{100 * d['delta']:+.1f} {ci} (n={d['n']})"
+
+
+def _any_exact(data: Any) -> bool:
+    """Is any interval in the report an exact binomial fallback (printed with ‡)?"""
+    if isinstance(data, dict):
+        return bool(exact_mark(data)) or any(_any_exact(v) for v in data.values())
+    if isinstance(data, list):
+        return any(_any_exact(v) for v in data)
+    return False
 
 
 def load_mapping(path: str | None, what: str) -> dict[str, str] | None:
@@ -167,6 +182,8 @@ def report(
     _print_table20(data, console)
     _print_lengths(data, console)
     _print_open_vs_choice(data, console)
+    if _any_exact(data):
+        console.print(EXACT_NOTE)
 
 
 def _print_grid(data: dict[str, Any], console: Console) -> None:
@@ -230,7 +247,7 @@ def _print_families(data: dict[str, Any], console: Console) -> None:
             str(f["cells"]),
             str(len(f["models"])),
             _pct(f["mean"]),
-            f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]",
+            f"[{_pct(f['ci95'][0])}, {_pct(f['ci95'][1])}]{exact_mark(f)}" if f.get("ci95") else "n/a",
             delta,
         )
     console.print(fam)
@@ -275,7 +292,10 @@ def _print_capabilities(data: dict[str, Any], console: Console) -> None:
 
 def _print_table13(data: dict[str, Any], console: Console) -> None:
     """Table 13."""
-    t13 = Table(title="Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting (a diagnostic)")
+    t13 = Table(
+        title="Table 13: accuracy % per model; Best† = the model's best non-diagnostic setting (a diagnostic; every "
+        "setting that reaches it is named, marked tied)"
+    )
     for col in ("Model", "Full", "CoT", "LLM-r", "Best†", "C-mac (Full)"):
         t13.add_column(col, justify="left" if col == "Model" else "right")
     for r in data["table13"]:
@@ -417,8 +437,10 @@ def _print_open_vs_choice(data: dict[str, Any], console: Console) -> None:
             "Open answer vs multiple choice (Table 4): "
             + "; ".join(
                 f"{r['model']}: Full {_pct(r['full'])} vs open {_pct(r['open'])} on the same {r['items']} items, "
-                f"drop {_delta({'delta': r['drop'], 'ci95': r['ci95']})} points"
+                f"drop {_delta({**r, 'delta': r['drop'], 'n': r['items']})} points"
                 for r in ovc["models"]
             )
             + (f"; Spearman rho across models {ovc['spearman_rho']:+.2f}" if ovc["spearman_rho"] is not None else "")
         )
+    for r in data["open_vs_choice"].get("unpaired", []):  # an open-answer run left out of Table 4 is named
+        console.print(f"Open answer vs multiple choice (Table 4): {r['model']} left out: {r['reason']}")

@@ -17,6 +17,7 @@ from typing import Any
 from scipy.stats import spearmanr
 
 from ...shared.metrics import OVERLENGTH
+from ...shared.statistics import ci_fields, exact_binomial_ci
 from .grid import (
     Run,
     _paired,
@@ -64,7 +65,8 @@ TABLE13_SETTINGS = {"full": "Full", "cot": "CoT", "llm-retriever": "LLM-r"}
 
 def table13(runs: list[Run]) -> list[dict[str, Any]]:
     """Table 13: per model, Full, CoT and LLM-r accuracy, Best† (the model's maximum over its non-diagnostic
-    settings; a diagnostic, as it picks the best setting after the fact) and C-mac (of Full)."""
+    settings; a diagnostic, as it picks the best setting after the fact; every setting that reaches it is named,
+    ``tied: ...``) and C-mac (of Full)."""
     out = []
     for model in sorted({r.model for r in runs}):
         mine = [r for r in runs if r.model == model]
@@ -80,8 +82,17 @@ def table13(runs: list[Run]) -> list[dict[str, Any]]:
         candidates = [
             (r.line["accuracy"], r.label) for r in mine if not r.diagnostic and r.line["accuracy"] is not None
         ]
-        best = max(candidates, default=(None, None))
-        row["best"], row["best_setting"] = best
+        # the maximum accuracy; every setting that reaches it is named (in Table 12's order), never one of them
+        # picked by its name
+        row["best"] = max((a for a, _ in candidates), default=None)
+        row["best_tied"] = [label for a, label in candidates if a == row["best"]] if candidates else []
+        row["best_setting"] = (
+            None
+            if not candidates
+            else row["best_tied"][0]
+            if len(row["best_tied"]) == 1
+            else f"tied: {', '.join(row['best_tied'])}"
+        )
         full = next((r for r in mine if r.workflow == "full"), None)
         per = _capability_accuracies(full) if full else {}
         row["c_mac"] = (
@@ -195,34 +206,50 @@ def length_vs_accuracy(runs: list[Run]) -> list[dict[str, Any]]:
 def open_vs_choice(runs: list[Run]) -> dict[str, Any]:
     """Table 4: open-answer accuracy against multiple choice (Full) per model, paired on the items asked and
     judged in both (the drop is the mean per-item difference, with a bootstrap 95% CI), and the rank correlation
-    of the two accuracies across models (needs three or more models)."""
-    full = {r.model: r for r in runs if r.workflow == "full"}
-    opened = {r.model: r for r in runs if r.workflow == "open-answer"}
-    rows = []
-    for model in opened:
-        if model not in full:
+    of the two accuracies across models (needs three or more models). An open-answer run pairs with the Full run
+    whose identity is its own but the setting and the roles' models (Full calls no grader); a run with no such
+    partner, or none in common, is listed in ``unpaired`` with the reason."""
+    full: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        if run.workflow == "full":
+            full[run.without_roles].append(run)
+    rows, unpaired = [], []
+    for opened in (r for r in runs if r.workflow == "open-answer"):
+        partners = full.get(opened.without_roles, [])
+        if len(partners) != 1:
+            reason = (
+                "no Full run of the same model and settings (seed, samples, ...) among the logs"
+                if not partners
+                else f"{len(partners)} Full runs of the same model and settings (they differ in a role's model)"
+            )
+            unpaired.append({"model": opened.model, "reason": reason, "log": opened.path})
             continue
-        judged = {r["item"] for r in opened[model].rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
-        asked = {r["item"] for r in full[model].rows if r["status"] != OVERLENGTH}
+        choice = partners[0]
+        judged = {r["item"] for r in opened.rows if r["status"] not in (OVERLENGTH, UNJUDGED)}
+        asked = {r["item"] for r in choice.rows if r["status"] != OVERLENGTH}
         both = judged & asked
         if not both:
+            why = "no item both asked in Full and judged in open answer"
+            unpaired.append({"model": opened.model, "reason": why, "log": opened.path})
             continue
-        paired = _paired(full[model], opened[model])
+        paired = _paired(choice, opened)
         rows.append(
             {
-                "model": model,
+                "model": opened.model,
                 "items": len(both),
-                "full": statistics.fmean(r["correct"] for r in full[model].rows if r["item"] in both),
-                "open": statistics.fmean(r["correct"] for r in opened[model].rows if r["item"] in both),
+                "full": statistics.fmean(r["correct"] for r in choice.rows if r["item"] in both),
+                "open": statistics.fmean(r["correct"] for r in opened.rows if r["item"] in both),
                 "drop": paired["delta"],
                 "ci95": paired["ci95"],
+                "ci_method": paired.get("ci_method"),
+                "logs": [choice.path, opened.path],
             }
         )
     rho = None
     if len(rows) >= 3:
         value = spearmanr([r["full"] for r in rows], [r["open"] for r in rows])[0]
         rho = None if math.isnan(value) else float(value)
-    return {"models": rows, "spearman_rho": rho}
+    return {"models": rows, "spearman_rho": rho, "unpaired": unpaired}
 
 
 SUBSET_SIZE = 150
@@ -414,9 +441,14 @@ def table16(
         values = values[~np.isnan(values)]
         if not len(values):
             return {"mean": None, "ci95": None}
+        if values.min() == values.max():  # every draw alike (a cell right on every item): no spread to read off
+            mean = float(values.mean())
+            why = "every draw gives the same accuracy"
+            return {"mean": mean, **ci_fields(exact_binomial_ci(round(mean * take), take, why=why))}
         return {
             "mean": float(values.mean()),
             "ci95": [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))],
+            "ci_method": "percentile across draws",
         }
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):  # a run whose items were all skipped is all NaN

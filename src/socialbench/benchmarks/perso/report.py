@@ -16,7 +16,7 @@ from ...core.jsonl import dump_json
 from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
 from ...shared.runs import extracted, label_runs, run_info, run_set
-from ...shared.statistics import cluster_bootstrap_ci, percent, proportion_ci
+from ...shared.statistics import EXACT_NOTE, ci_fields, cluster_bootstrap_ci, exact_mark, percent, proportion_ci
 from ...shared.terminal import Table
 from .baselines import length_heuristic
 from .behavioral import INVALID, TIE, VALID
@@ -43,7 +43,7 @@ def _accuracy(values: list[float], clusters: list[Any] | None = None) -> dict[st
     if not values:
         return {"n": 0, "accuracy": None, "ci95": None}
     ci = proportion_ci(values) if clusters is None else cluster_bootstrap_ci(values, clusters)
-    line = {"n": len(values), "accuracy": statistics.fmean(values), "ci95": list(ci)}
+    line = {"n": len(values), "accuracy": statistics.fmean(values), **ci_fields(ci)}
     if clusters is not None:  # the unit the interval resamples, which a figure's n must count
         line["pairs"] = len(set(clusters))
     return line
@@ -182,8 +182,10 @@ def collect(logs: list[str]) -> dict[str, Any]:
 def _cell(acc: dict[str, Any]) -> str:
     if not acc or acc.get("accuracy") is None:
         return "-"
+    if not acc.get("ci95"):
+        return f"{percent(acc['accuracy'])} [n/a: {acc.get('ci_method', 'no interval')}] (n={acc['n']})"
     lo, hi = acc["ci95"]
-    return f"{percent(acc['accuracy'])} [{percent(lo)}, {percent(hi)}] (n={acc['n']})"
+    return f"{percent(acc['accuracy'])} [{percent(lo)}, {percent(hi)}]{exact_mark(acc)} (n={acc['n']})"
 
 
 def report(logs: list[str], console: Console, as_json: bool = False) -> None:
@@ -261,6 +263,9 @@ def report(logs: list[str], console: Console, as_json: bool = False) -> None:
         console.print(shares)
         authors = sorted({a for r in cognitive for a in r["item_authors"] or []})
         console.print(f"Items written by: {'; '.join(authors)}")
+    shown = [r[k] for r in runs for k in ("all", "length_robust", *DIMENSIONS) if isinstance(r.get(k), dict)]
+    if any(exact_mark(line) for line in shown):
+        console.print(EXACT_NOTE)
     for r in runs:
         if r["post_cleaning"]["posts"]:
             cleaning = PostCleaning(**{**r["post_cleaning"], "examples": []})

@@ -306,7 +306,7 @@ def ablation_deltas(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ablated = {r["dialogue"]: cot_reply_score(r) for r in ablated_rows if cot_reply_score(r) is not None}
             common = sorted(full.keys() & ablated.keys(), key=str)
             diffs = [float(ablated[d]) - float(full[d]) for d in common]  # type: ignore[arg-type]
-            low, high = bootstrap_ci(diffs) if diffs else (None, None)
+            low, high = bootstrap_ci(diffs, paired=True) if diffs else (None, None)
             row |= {
                 "n": len(common),
                 "reply": statistics.fmean(float(ablated[d]) for d in common) if common else None,  # type: ignore[arg-type]

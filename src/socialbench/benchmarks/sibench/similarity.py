@@ -70,7 +70,7 @@ def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT
         with_cot = cosine_pairs(process, [d["cot"] for d in complete], embedder)
         with_direct = cosine_pairs(process, [d["direct"] for d in complete], embedder)
         diffs = [a - b for a, b in zip(with_cot, with_direct, strict=True)]
-        low, high = bootstrap_ci(diffs)
+        low, high = bootstrap_ci(diffs, paired=True)
         out.append(
             {
                 "model": model,
