@@ -45,6 +45,11 @@ def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str =
     return from_line(line, value=value, n=n).scaled()
 
 
+def _family_estimate(family: dict[str, Any]) -> Estimate:
+    low, high = family["ci95"] or (None, None)
+    return Estimate(family["mean"], low, high, family["cells"])
+
+
 def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
     return _pct_estimate(delta, value="delta", n="n")
 
@@ -137,7 +142,7 @@ def document(
     bands = bars(
         "Method families: mean of cell accuracies, cell-level 95% CI (Table 14)",
         names,
-        {"this report's cells": [Estimate(f["mean"], *(f["ci95"] or [None, None]), f["cells"]) for f in fams]},
+        {"this report's cells": [_family_estimate(f) for f in fams]},
         references=refs,
         paper=paper_series,
         n_label="cells",
