@@ -224,6 +224,9 @@ def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, st
         cot = [int(p["reply_1"] if first else p["reply_2"]) for p, first in reply_scores]
         assert model["cot_reply"] == pytest.approx(sum(cot) / len(cot))
         assert not set(model) & set(COMPONENT_KEYS)  # the analysis is the other study's
+        (wins,) = result["cot_wins"].values()  # issue 50: a bare "0.64"; now with its n and a Wilson interval
+        assert wins["n"] == len(reply_scores) and wins["ci95"][0] <= wins["rate"] <= wins["ci95"][1]
+        assert wins["ci95"][1] - wins["ci95"][0] > 0.1
     elif kind == "sibench-process":
         (model,) = result["models"].values()
         clicked_cause = [int(p["cause"]) for p in regular.values()]

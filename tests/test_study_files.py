@@ -143,3 +143,30 @@ def test_a_save_copied_from_another_study_over_the_same_items_is_refused(tmp_pat
     export.write_text(json.dumps([{"data": {"id": f"{item}_{token}"}, "annotations": []}]))
     refused = _cli("study", "score", str(second))
     assert refused.returncode == 2 and "not a page of this study" in refused.stderr
+
+
+def test_a_partial_sibench_study_scores_with_its_counts_coverage_and_why_alpha_is_missing(tmp_path: Path) -> None:
+    """Issue 50: after 1 of 3 pages, `study score` printed 10.00 in every column and α nan, with no count."""
+    from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
+    from test_studies import _sibench_logs
+
+    folder = tmp_path / "s"
+    logs = _sibench_logs(tmp_path / "logs")
+    done = _cli("study", "create", "sibench-process", "-o", str(folder), "--annotators", "ann,bob", "--logs", str(logs))
+    assert done.returncode == 0, done.stderr
+    record, keys = studies.load(folder), studies.key(folder)
+    regular = [item for item, k in keys.items() if not k.get("attention")]
+    first = regular[0]
+    answers = [{"data": {"id": f"{first}_{record['pages']}"}, "annotations": [{"completed_by": {"email": "ann"},
+                "result": [{"from_name": q, "value": {"choices": ["10"]}} for q in COMPONENT_KEYS]}]}]  # fmt: skip
+    (folder / "label-studio" / "export.json").write_text(json.dumps(answers))
+    scored = _cli("study", "score", str(folder), "--json")
+    assert scored.returncode == 0, scored.stderr
+    result = json.loads(scored.stdout)
+    ((run, coverage),) = result["coverage"].items()
+    assert coverage == {"pages": len(regular), "answered": 1} and len(regular) > 1
+    assert result["counts"][run] == dict.fromkeys(COMPONENT_KEYS, 1) and result["models"][run]["cause"] == 10.0
+    assert result["alpha"] is None and result["alpha_text"].startswith("n/a (1 annotator")
+    shown = _cli("study", "score", str(folder))
+    text = " ".join(shown.stdout.split())
+    assert f"1 of {len(regular)}" in text and "10.00 (n=1)" in text and "α (interval) over annotators: n/a (1" in text

@@ -42,6 +42,22 @@ def krippendorff_alpha(ratings: Ratings, level: Level = "nominal") -> float:
     return float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
 
 
+def alpha_text(alpha: float, ratings: Ratings) -> str:
+    """Krippendorff's alpha as a report prints it: the value, or ``n/a (why)`` where it is undefined."""
+    if not math.isnan(alpha):
+        return f"{alpha:.3f}"
+    annotators = [a for a, by_unit in ratings.items() if by_unit]
+    if len(annotators) < 2:
+        return f"n/a ({len(annotators)} annotator{'s' if len(annotators) != 1 else ''} with answers; it needs two)"
+    counts: dict[Hashable, int] = {}
+    for by_unit in ratings.values():
+        for unit in by_unit:
+            counts[unit] = counts.get(unit, 0) + 1
+    if not any(c >= 2 for c in counts.values()):
+        return "n/a (no item rated by two annotators yet)"
+    return "n/a (every rating is the same value: nothing to agree or disagree on)"
+
+
 def cohen_kappa(a: Mapping[Hashable, Hashable], b: Mapping[Hashable, Hashable]) -> float:
     """Cohen's kappa of two annotators over the units both rated; NaN when fewer than two such units."""
     shared = sorted(set(a) & set(b), key=str)

@@ -329,12 +329,20 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         table.add_row(a, shown, f"{r['correct']} / {r['n']}", f"{att['passed']} / {att['answered']}")
     console.print(table)
     ci = result["mean_ci95"]
+    # Table 15's readers answered the stratified sample; verifiers answer items they did not write: another task
+    paper = (
+        f"; paper (Table 15, 5 readers, 150 items): {PAPER_READERS}%"
+        if kind == "longsocial-readers"
+        else " (verifiers' answers: no paper number measures this task)"
+    )
+    agree = {
+        k: "n/a (no item answered by two readers yet)" if v != v else f"{v:.3f}" for k, v in result["agreement"].items()
+    }
     console.print(
-        f"Mean over readers {percent(result['mean_accuracy'])}%"
+        f"Mean over {len(result['readers']) - len(result['no_answers'])} readers {percent(result['mean_accuracy'])}%"
         + (f" [{percent(ci[0])}, {percent(ci[1])}]" if ci else "")
-        + f"; paper (Table 15, 5 readers, 150 items): {PAPER_READERS}%. Agreement: mean Cohen's κ "
-        f"{result['agreement']['mean_cohen']:.3f}, Fleiss' κ {result['agreement']['fleiss']:.3f}, Krippendorff's α "
-        f"{result['agreement']['alpha']:.3f}. Median seconds per item (Potato's active time): "
+        + f"{paper}. Agreement: mean Cohen's κ {agree['mean_cohen']}, Fleiss' κ {agree['fleiss']}, Krippendorff's α "
+        f"{agree['alpha']}. Median seconds per item (Potato's active time): "
         f"{'n/a' if result['median_seconds'] is None else result['median_seconds']}."
         + (
             f" The mean leaves out readers without answers: {', '.join(result['no_answers'])}."

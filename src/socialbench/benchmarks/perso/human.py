@@ -193,7 +193,21 @@ def human_agreement_table(
     console: Console,
     title: str = "PerSo human studies: accuracy % per annotator (n) and agreement",
 ) -> None:
-    """The result of `analyse` as a table (with the paper's Table 4 kappas) and the Likert summary."""
+    """The result of `analyse` as a table (with the paper's Table 4 kappas) and the Likert summary. A study that
+    asks no answers (perso-verify rates items 1-5) prints no accuracy table."""
+    if not result["groups"]:
+        if not result["likert"]:
+            console.print(f"{title}: no answers yet")
+    else:
+        _accuracy_table(result, console, title)
+    if result["likert"]:
+        console.print(
+            "Verification quality (1-5 Likert, mean ± SD; Table 7): "
+            + "; ".join(f"{k} {v['mean']:.2f} ± {v['sd']:.2f} (n={v['n']})" for k, v in result["likert"].items())
+        )
+
+
+def _accuracy_table(result: dict[str, Any], console: Console, title: str) -> None:
     table = Table(title=title)
     for col in ("study", "annotators: accuracy % (n)", "mean Cohen's κ", "Fleiss' κ", "Krippendorff's α", "paper κ"):
         table.add_column(col)
@@ -203,11 +217,6 @@ def human_agreement_table(
         people = ", ".join(f"{a}: {percent(g['accuracy'][a])} ({g['n'][a]})" for a in g["annotators"])
         table.add_row(group, people, _num(g["mean_cohen"]), _num(g["fleiss"]), _num(g["alpha"]), paper)
     console.print(table)
-    if result["likert"]:
-        console.print(
-            "Verification quality (1-5 Likert, mean ± SD; Table 7): "
-            + "; ".join(f"{k} {v['mean']:.2f} ± {v['sd']:.2f} (n={v['n']})" for k, v in result["likert"].items())
-        )
 
 
 def _num(value: float) -> str:

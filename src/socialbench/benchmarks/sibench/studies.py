@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import random
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,9 +25,10 @@ from rich.console import Console
 
 from ...core.jsonl import dump_json
 from ...shared import studies
-from ...shared.agreement import krippendorff_alpha
+from ...shared.agreement import alpha_text, krippendorff_alpha
 from ...shared.benchmark import log_paths, read_log
 from ...shared.runs import run_set
+from ...shared.statistics import proportion_ci
 from ...shared.terminal import Table
 from .analysis import AXES
 from .paper import HUMAN_ALPHA
@@ -215,11 +216,27 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             per_model[run][q].append(float(v))
             cells[a.annotator][(a.item, q)] = float(v)
     summary = {m: {q: statistics.fmean(v) for q, v in qs.items()} for m, qs in per_model.items()}
+    counts = {m: {q: len(v) for q, v in qs.items()} for m, qs in per_model.items()}
+    shown: Counter[str] = Counter(run_label(k) for k in keys.values() if not k.get("attention"))
+    answered: dict[str, set[str]] = defaultdict(set)
+    for a in rows:
+        if not keys[a.item].get("attention"):
+            answered[run_label(keys[a.item])].add(a.item)
+    coverage = {m: {"pages": shown[m], "answered": len(answered[m])} for m in shown}
+    wins: dict[str, dict[str, Any]] = {}
+    for m, qs in per_model.items():
+        if qs.get("cot_wins"):
+            low, high = proportion_ci(qs["cot_wins"])
+            wins[m] = {"rate": statistics.fmean(qs["cot_wins"]), "n": len(qs["cot_wins"]), "ci95": [low, high]}
     alpha = krippendorff_alpha(cells, "interval")
     result = {
         "kind": record["kind"],
         "models": summary,
+        "counts": counts,
+        "coverage": coverage,
+        "cot_wins": wins,
         "alpha": alpha,
+        "alpha_text": alpha_text(alpha, cells),
         "paper_alpha": HUMAN_ALPHA,
         "no_answers": studies.unanswered(folder, rows),
     }
@@ -227,17 +244,30 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         console.file.write(dump_json(result) + "\n")
         return
     asked = {q for qs in summary.values() for q in qs}
-    columns = [c for c in (*COMPONENT_KEYS, "cot_reply", "direct_reply", "cot_wins") if c in asked]
+    columns = [c for c in (*COMPONENT_KEYS, "cot_reply", "direct_reply") if c in asked]
     table = Table(
-        title=f"{record['title']}: mean human scores (0-10) per run (model · language · subset · ablation)"
-        + ("; CoT win rate" if "cot_wins" in columns else "")
+        title=f"{record['title']}: mean human scores (0-10) per run (model · language · subset · ablation), with n "
+        "ratings; pages answered of those shown" + ("; CoT win rate [95% CI] (n)" if wins else "")
     )
-    for col in ("run", *columns):
+    for col in ("run", "pages answered", *columns, *(["cot wins"] if wins else [])):
         table.add_column(col.replace("_", " "))
-    for model, means in summary.items():
-        table.add_row(model, *("-" if c not in means else f"{means[c]:.2f}" for c in columns))
+    for model in sorted(shown.keys() | summary.keys()):
+        means, n = summary.get(model, {}), counts.get(model, {})
+        cover = coverage.get(model, {"pages": 0, "answered": 0})
+        rate = wins.get(model)
+        won = (
+            "-" if not rate else f"{100 * rate['rate']:.1f}% [{100 * rate['ci95'][0]:.1f}, {100 * rate['ci95'][1]:.1f}]"
+        )
+        table.add_row(
+            model,
+            f"{cover['answered']} of {cover['pages']}",
+            *("-" if c not in means else f"{means[c]:.2f} (n={n[c]})" for c in columns),
+            *([won + (f" (n={rate['n']})" if rate else "")] if wins else []),
+        )
     console.print(table)
-    console.print(f"Krippendorff's α (interval) over annotators: {alpha:.3f}; paper (three annotators): {HUMAN_ALPHA}.")
+    console.print(
+        f"Krippendorff's α (interval) over annotators: {result['alpha_text']}; paper (three annotators): {HUMAN_ALPHA}."
+    )
     if result["no_answers"]:
         console.print(f"Annotators without answers yet: {', '.join(result['no_answers'])}")
 
