@@ -265,3 +265,36 @@ def test_report_counts_each_run_once_when_a_folder_holds_reruns(tmp_path: Path) 
     ]
     newest = max(fulls, key=lambda p: read_eval_log(str(p), header_only=True).eval.created)
     assert next(r["log"] for r in runs if r["workflow"] == "full") == str(newest)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "minimum"),
+    [
+        ("--max-connections", "0", 1),  # issue 53: never returned, and left an empty log
+        ("--max-connections", "-3", 1),
+        ("--limit", "-2", 1),
+        ("--max-samples", "0", 1),
+        ("--timeout", "0", 1),
+        ("--max-retries", "-1", 0),
+        ("--batch", "0", 1),
+    ],
+)
+def test_every_count_like_run_option_has_a_minimum_named_in_its_message(
+    option: str, value: str, minimum: int, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "socialbench"),
+            "run",
+            "longsocial",
+            "--model",
+            "mockllm/model",
+            f"{option}={value}",
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and option in done.stderr and f"at least {minimum}" in done.stderr, done.stderr
+    assert not (tmp_path / "logs").exists()  # refused before anything runs

@@ -102,6 +102,33 @@ def _option_flags(model: type[BaseModel]) -> list[str]:
     return ["--" + name.replace("_", "-") for name in model.model_fields]
 
 
+if TYPE_CHECKING:  # click's ParamType is generic only in recent releases: subscripted for the type checker alone
+    _IntParam = click.ParamType[int]
+else:
+    _IntParam = click.ParamType
+
+
+class AtLeast(_IntParam):
+    """A count-like option: an integer of at least ``minimum`` (a zero or negative concurrency hangs or means
+    something else in inspect); the message names the option and its minimum."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int, maximum: int | None = None) -> None:
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            self.fail(f"expected a whole number, got {value!r}", param, ctx)
+        if number < self.minimum:
+            self.fail(f"must be at least {self.minimum}, got {number}", param, ctx)
+        if self.maximum is not None and number > self.maximum:
+            self.fail(f"must be at most {self.maximum}, got {number}", param, ctx)
+        return number
+
+
 def _click_option(name: str, field: FieldInfo) -> click.Option:
     """A pydantic field as a click option: bool -> flag, tuple -> repeated, Literal -> choice; pydantic validates."""
     flag = "--" + name.replace("_", "-")
@@ -308,7 +335,7 @@ def show(episodes: str, episode_id: str, order: str) -> None:
 @main.command()
 @click.argument("log", type=click.Path())
 @click.argument("sample_id")
-@click.option("--epoch", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--epoch", type=AtLeast(1), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Every model call's messages as one JSON list.")
 def prompt(log: str, sample_id: str, epoch: int, as_json: bool) -> None:
     """Print the exact prompt a sample of LOG was sent: socialbench logs store each discussion once (the other
@@ -443,7 +470,7 @@ def list_cmd() -> None:
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument, e.g. -M n_ctx=32768.")
 @click.option(
     "--limit",
-    type=int,
+    type=AtLeast(1),
     help="Evaluate at most this many samples (LongSocialBench, PerSo: the first N items, the same at any concurrency).",
 )
 @click.option("--log-dir", default="logs", help="Where inspect writes its .eval logs.")
@@ -453,17 +480,17 @@ def list_cmd() -> None:
     help="Run as an inspect eval set in --log-dir: an interrupted run or grid continues where it stopped.",
 )
 @click.option("--model-base-url", help="Endpoint of the model's provider (e.g. a vLLM server's /v1 URL).")
-@click.option("--max-connections", type=int, help="Concurrent model calls (API / vLLM providers).")
+@click.option("--max-connections", type=AtLeast(1), help="Concurrent model calls (API / vLLM providers).")
 @click.option(
     "--max-retries",
-    type=int,
+    type=AtLeast(0),
     default=5,
     show_default=True,
     help="Retries of a failed model call (refused connection, rate limit, server error) before the run stops.",
 )
 @click.option(
     "--timeout",
-    type=int,
+    type=AtLeast(1),
     default=300,
     show_default=True,
     help="Seconds one model call may take, retries included, before the run stops with the error.",
@@ -503,7 +530,7 @@ def list_cmd() -> None:
 )
 @click.option(
     "--max-samples",
-    type=click.IntRange(min=1),
+    type=AtLeast(1),
     help="Samples run at once per task (inspect's default: --max-connections).",
 )
 @click.option(
@@ -598,8 +625,10 @@ def run(
     if reasoning_effort:
         options["reasoning_effort"] = reasoning_effort
     if batch is not None:
-        if batch != "on" and not batch.isdigit():
-            raise click.BadParameter(f"expected a number of requests per batch, got {batch!r}", param_hint="--batch")
+        if batch != "on" and not (batch.isdigit() and int(batch) >= 1):
+            raise click.BadParameter(
+                f"expected a number of requests per batch (at least 1), got {batch!r}", param_hint="--batch"
+            )
         options["batch"] = True if batch == "on" else int(batch)
     if max_samples:
         options["max_samples"] = max_samples
@@ -820,7 +849,7 @@ def _find_study(name: str) -> tuple[str, Any]:
 @click.argument("kind")
 @click.option("-o", "--out", "folder", required=True, type=click.Path(file_okay=False), help="The study folder.")
 @click.option("--annotators", required=True, help="Comma-separated annotator names (their logins are generated).")
-@click.option("--overlap", type=int, help="Annotators per item (default: all of them).")
+@click.option("--overlap", type=AtLeast(1), help="Annotators per item (default: all of them).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Assignment and per-annotator order seed.")
 @click.option("--items", help="Items file (studies that take one).")
 @click.option("--logs", help="Logs of a run (studies built from model outputs).")
@@ -903,7 +932,7 @@ def _print_logins(record: dict[str, Any], folder: str) -> None:
 @study.command("serve")
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8765, show_default=True, type=int)
+@click.option("--port", default=8765, show_default=True, type=AtLeast(1, 65535))
 def study_serve(folder: str, host: str, port: int) -> None:
     """Serve a study with Potato until interrupted; answers are saved as annotators make them."""
     from .shared import studies
