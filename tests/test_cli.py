@@ -282,19 +282,8 @@ def test_report_counts_each_run_once_when_a_folder_holds_reruns(tmp_path: Path) 
 def test_every_count_like_run_option_has_a_minimum_named_in_its_message(
     option: str, value: str, minimum: int, tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "socialbench"),
-            "run",
-            "longsocial",
-            "--model",
-            "mockllm/model",
-            f"{option}={value}",
-            "--log-dir",
-            str(tmp_path / "logs"),
-        ],  # fmt: skip
-        capture_output=True,
-        text=True,
-    )
+    command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "--model", "mockllm/model"]
+    command += [f"{option}={value}", "--log-dir", str(tmp_path / "logs")]
+    done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 2 and option in done.stderr and f"at least {minimum}" in done.stderr, done.stderr
     assert not (tmp_path / "logs").exists()  # refused before anything runs
