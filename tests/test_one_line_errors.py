@@ -5,6 +5,7 @@ cannot be written (said before any input is read); a model role naming no provid
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,9 +53,14 @@ def test_report_names_a_corrupt_truncated_or_foreign_file(logs: dict[str, Path],
     text.write_text("not a log\n")
     plain = tmp_path / "notes.json"
     plain.write_text("not a log either\n")
+    said = {}
     for bad in (corrupt, truncated, text, plain):
         line = one_line(run("report", "longsocial", bad))
         assert str(bad) in line and "not a readable inspect log" in line, line
+        # issue 53: in words, never the exception's class ("(ValueError: EOCD not found)", "(ZstdError: ...)")
+        assert not re.search(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:Error|Exception)\b|EOCD", line), line
+        said[bad.name] = line
+    assert "zip archive ends before its directory" in said["truncated.eval"]
     line = one_line(run("report", "longsocial", logs["perso"]))
     assert str(logs["perso"]) in line and "benchmark perso" in line and "socialbench report perso" in line
 

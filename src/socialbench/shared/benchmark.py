@@ -196,10 +196,30 @@ def log_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def _what_is_wrong(exc: BaseException) -> str:
+    """What is wrong with a log file, in words (never the exception's class): the user's line says what to do."""
+    import zipfile
+
+    text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    kind = type(exc).__name__
+    if isinstance(exc, zipfile.BadZipFile) or "EOCD" in text or "End-of-central-directory" in text:
+        return "its zip archive ends before its directory (cut off while written, or copied in part)"
+    if isinstance(exc, KeyError):
+        return f"its archive lacks the member {text.strip(chr(39))} that inspect writes (not a whole .eval log)"
+    if "Zstd" in kind or kind == "error" and "zlib" in type(exc).__module__:
+        return "a compressed member of its archive is damaged"
+    if isinstance(exc, UnicodeDecodeError):
+        return "a member is not UTF-8 text"
+    if "JSON" in kind or "json" in type(exc).__module__ or kind == "ValidationError":
+        return "a member is not the JSON inspect writes (damaged, or written by another program)"
+    if isinstance(exc, NotImplementedError) or "compression" in text:
+        return "its archive uses a compression inspect does not write"
+    return f"it cannot be read: {text or 'no reason given'}"
+
+
 def unreadable_log(path: str | Path, exc: BaseException) -> InputError:
-    """The one-line error for a log that cannot be read."""
-    detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-    return InputError(path, f"not a readable inspect log ({type(exc).__name__}: {detail})")
+    """The one-line error for a log that cannot be read: what is wrong with the file, in words."""
+    return InputError(path, f"not a readable inspect log: {_what_is_wrong(exc)}")
 
 
 def read_log(path: str | Path, header_only: bool = False) -> Any:
