@@ -206,7 +206,7 @@ def _what_is_wrong(exc: BaseException) -> str:
         return "its zip archive ends before its directory (cut off while written, or copied in part)"
     if isinstance(exc, KeyError):
         return f"its archive lacks the member {text.strip(chr(39))} that inspect writes (not a whole .eval log)"
-    if "Zstd" in kind or kind == "error" and "zlib" in type(exc).__module__:
+    if "Zstd" in kind or (kind == "error" and "zlib" in type(exc).__module__):
         return "a compressed member of its archive is damaged"
     if isinstance(exc, UnicodeDecodeError):
         return "a member is not UTF-8 text"
