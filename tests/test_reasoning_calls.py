@@ -377,3 +377,32 @@ def test_run_reasoning_role_needs_the_role(tmp_path: Path) -> None:
     args = ["run", "sibench", "--model", "mockllm/model", "--limit", "1", "--log-dir", str(tmp_path)]
     result = CliRunner().invoke(main, [*args, "--reasoning-role", "grader"])
     assert result.exit_code == 2 and "no --model-role given for grader" in result.output
+
+
+@pytest.mark.parametrize("effort", ["low", "medium", "high", "xhigh"])
+def test_claude_with_a_reasoning_effort_has_room_to_answer_after_its_thinking(
+    effort: str, anthropic_server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 51: `--reasoning-effort high` sent max_tokens 16,000 with budget_tokens 16,000 on every call (xhigh: a
+    32,000 budget against 16,000), which Anthropic refuses. On the recorded request bodies of every call kind:
+    budget_tokens < max_tokens, with at least the call's own output budget left after the thinking."""
+    from inspect_ai.model._reasoning import effort_to_reasoning_tokens
+
+    model = get_model("anthropic/claude-sonnet-4-5", base_url=_url(anthropic_server), api_key="sk-test")
+    logs = []
+    for task, limit in _every_call_kind(tmp_path, False):
+        (log,) = eval(task, model=model, limit=limit, log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+                      reasoning_effort=effort)  # fmt: skip
+        assert log.status == "success", log.error
+        logs.append(log)
+    requests = [body for _, body in anthropic_server.requests]  # type: ignore[attr-defined]
+    budget = effort_to_reasoning_tokens(effort)
+    assert budget and requests
+    recorded = call_counts(s.metadata for log in logs for s in log.samples or [])
+    assert set(recorded) == KINDS
+    for body in requests:
+        thinking = body.get("thinking") or {}
+        assert thinking.get("type") == "enabled" and thinking.get("budget_tokens") == budget, thinking
+        assert body["max_tokens"] >= budget + 32, (body["max_tokens"], budget)  # the smallest call's own budget
+    own_smallest = {kind: min(t for t, _ in c.budgets) for kind, c in recorded.items()}
+    assert all(tokens >= budget + 32 for tokens in own_smallest.values()), own_smallest

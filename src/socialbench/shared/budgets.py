@@ -131,6 +131,19 @@ def checked_budget(max_tokens: int | None, name: str = "max_tokens") -> int | No
     return max_tokens
 
 
+def thinking_budget(model: Model | str, config: GenerateConfig) -> int | None:
+    """The thinking budget inspect will send with a call (Claude's extended thinking: ``budget_tokens``), from
+    the provider's own conversion: an explicit ``reasoning_tokens``, or for Claude before 4.6 a
+    ``--reasoning-effort`` translated by inspect's effort table (high: 16,000; xhigh: 32,000). None when the request
+    carries no thinking budget (adaptive thinking, other providers)."""
+    api = None if isinstance(model, str) else getattr(model, "api", None)
+    bridged = getattr(api, "bridged_reasoning_tokens", None)  # inspect's Anthropic provider: what it sends
+    if callable(bridged):
+        sent = bridged(config)
+        return int(sent) if sent else None
+    return config.reasoning_tokens or None
+
+
 def call_budget(model: Model | str, default: int, given: int | None = None, declared: bool = False) -> Budget:
     """The output budget of one call: ``given`` (``-T max_tokens``) if set; for a reasoning model room for its
     reasoning (module docstring); else ``default``, the call's own budget."""
@@ -138,7 +151,7 @@ def call_budget(model: Model | str, default: int, given: int | None = None, decl
         return Budget(given, "-T max_tokens")
     if reasons(model, declared):
         tokens = max(REASONING_BUDGET, default + REASONING_ROOM)
-        thinking = effective_config(model).reasoning_tokens
+        thinking = thinking_budget(model, effective_config(model))
         if thinking:  # Claude's thinking budget must stay below max_tokens, with room for the output after it
             tokens = max(tokens, thinking + default)
         limit = getattr(_info(model), "output_tokens", None)
