@@ -100,7 +100,7 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
     log = _two_items_on_gpt4o(server, tmp_path)
     (row,) = usage_rows([str(log.location)])
     assert row["cost"] == pytest.approx(2 * (200 * 2.5 + 800 * 1.25 + 10 * 10) / 1e6)  # $0.0032
-    assert row["cost_source"] == f"genai-prices {PRICE_LIST_VERSION} (2026-11)" and row["batch"] is False
+    assert row["cost_source"] == f"genai-prices {PRICE_LIST_VERSION} (2026-11), per request" and row["batch"] is False
     # the same run sent through the batch API (the log as inspect writes it with --batch)
     log.plan.config.batch = True
     batched = tmp_path / "batched" / Path(str(log.location)).name
@@ -108,7 +108,7 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
     write_eval_log(log, str(batched))
     (row,) = usage_rows([str(batched)])
     assert row["cost"] == pytest.approx(2 * (200 * 1.25 + 800 * 1.25 + 10 * 5) / 1e6)  # $0.0026
-    assert row["batch"] is True and row["cost_source"].endswith(", batch")
+    assert row["batch"] is True and row["cost_source"].endswith(", batch, per request")
     report = subprocess.run([*CLI, "report", "longsocial", str(batched), "--json"], capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["usage"] == [row]  # report --json says the run was batched
@@ -150,3 +150,36 @@ def test_run_options_reach_inspect(tmp_path: Path) -> None:
         [*CLI, "run", "longsocial", "--model", "mockllm/model", "--cache-ttl", "1h"], capture_output=True, text=True
     )
     assert ttl.returncode == 2 and "applies to anthropic/ models only" in ttl.stderr
+
+
+def test_a_long_context_price_tier_applies_per_request_not_to_a_runs_total(
+    server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 51: the ledger priced a run's summed usage as one request, so every Claude Sonnet 4.5 run over 200K
+    summed input tokens was billed at the >200K rate ($0.8435 for a $0.4219 bill). The list's rates: $3 / M input
+    up to 200K tokens per request, $6 / M above; batch half of each."""
+    from inspect_ai.log import write_eval_log
+
+    log = _two_items_on_gpt4o(server, tmp_path)
+    claude = "anthropic/claude-sonnet-4-5"
+    edited = tmp_path / "claude" / Path(str(log.location)).name
+    edited.parent.mkdir()
+
+    def bill(requests: list[int], batch: bool = False, recorded: bool = True) -> dict[str, Any]:
+        """The log as a Claude run of these requests (input tokens each), its samples recording them or not."""
+        for sample, tokens in zip(log.samples, [requests[: len(requests) // 2], requests[len(requests) // 2 :]]):
+            sample.metadata["model_requests"] = [[claude, t, 0, 0, 0] for t in tokens] if recorded else []
+        log.stats.model_usage = {claude: ModelUsage(input_tokens=sum(requests))}
+        log.plan.config.batch = True if batch else None
+        write_eval_log(log, str(edited))
+        (row,) = usage_rows([str(edited)])
+        return row
+
+    two = bill([150_000, 150_000])  # 300K in all, no request over 200K: the base rate
+    assert two["cost"] == pytest.approx(300_000 * 3 / 1e6) and two["cost_source"].endswith("per request")
+    one_long = bill([250_000, 10_000])  # one request over the threshold: that one at the long rate
+    assert one_long["cost"] == pytest.approx((250_000 * 6 + 10_000 * 3) / 1e6)
+    assert bill([150_000, 150_000], batch=True)["cost"] == pytest.approx(300_000 * 1.5 / 1e6)
+    unrecorded = bill([150_000, 150_000], recorded=False)  # an older log: priced on its total, and says so
+    assert unrecorded["cost"] == pytest.approx(300_000 * 6 / 1e6)
+    assert unrecorded["cost_source"].endswith("on the run's total (requests not recorded)")

@@ -119,6 +119,9 @@ def thinks_unasked(name: str) -> bool:
 class Budget:
     tokens: int
     why: str
+    model: str = ""
+    """The model the call goes to (inspect's name, ``anthropic/claude-sonnet-4-5``): each request's usage is
+    recorded under it, so the ledger can price requests one by one (`record_call`)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "why": self.why}
@@ -147,22 +150,32 @@ def thinking_budget(model: Model | str, config: GenerateConfig) -> int | None:
 def call_budget(model: Model | str, default: int, given: int | None = None, declared: bool = False) -> Budget:
     """The output budget of one call: ``given`` (``-T max_tokens``) if set; for a reasoning model room for its
     reasoning (module docstring); else ``default``, the call's own budget."""
+    name = model if isinstance(model, str) else str(model)
     if given:
-        return Budget(given, "-T max_tokens")
+        return Budget(given, "-T max_tokens", name)
     if reasons(model, declared):
         tokens = max(REASONING_BUDGET, default + REASONING_ROOM)
         thinking = thinking_budget(model, effective_config(model))
         if thinking:  # Claude's thinking budget must stay below max_tokens, with room for the output after it
             tokens = max(tokens, thinking + default)
         limit = getattr(_info(model), "output_tokens", None)
-        return Budget(min(tokens, limit) if limit else tokens, "reasoning model: room for its reasoning")
-    return Budget(default, OWN)
+        return Budget(min(tokens, limit) if limit else tokens, "reasoning model: room for its reasoning", name)
+    return Budget(default, OWN, name)
+
+
+REQUESTS = "model_requests"
+"""Sample metadata: one ``[model, input, cache write, cache read, output]`` token record per request."""
 
 
 def record_call(metadata: MutableMapping[str, Any], kind: str, budget: Budget, output: ModelOutput) -> None:
     """Count one call of ``kind`` in ``metadata["model_calls"]``: its budget, and whether it came back cut off (by
-    the budget or the context window) or empty."""
+    the budget or the context window) or empty; its tokens in ``metadata["model_requests"]`` (`REQUESTS`)."""
     calls = metadata.setdefault("model_calls", {})
+    usage = output.usage
+    if usage is not None and budget.model:  # each request's tokens: providers price tiers per request (the ledger)
+        written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
+        request = [budget.model, usage.input_tokens, written, read, usage.output_tokens]
+        metadata.setdefault(REQUESTS, []).append(request)
     entry = calls.setdefault(kind, {"calls": 0, "cut_off": 0, "empty": 0, "budget": budget.as_dict()})
     entry["calls"] += 1
     entry["budget"] = budget.as_dict()
@@ -243,6 +256,13 @@ def known_context(model: Model) -> int | None:
     """The model's context window from inspect's model data (None for an unknown model or server)."""
     value = getattr(_info(model), "context_length", None)
     return int(value) if value else None
+
+
+@read_alongside
+def logged_requests(log: Any) -> list[list[Any]]:
+    """Every request's ``[model, input, cache write, cache read, output]`` tokens over a log's samples (each read
+    once with the others: `shared.runs.read_alongside`)."""
+    return [list(r) for sample in log.samples or [] for r in (sample.metadata or {}).get(REQUESTS) or []]
 
 
 @read_alongside

@@ -22,6 +22,7 @@ from typing import Any
 from inspect_ai.model import ModelCost
 from rich.console import Console
 
+from ..core.errors import InputError
 from .benchmark import read_log, role_model
 from .terminal import Table
 
@@ -120,18 +121,51 @@ def _list_price(
     return float(price.total_price)
 
 
-def _cost(model: str, usage: Any, when: datetime | None, batch: bool, hour: bool) -> tuple[float | None, str | None]:
-    """(cost, where its prices came from)."""
+def _per_request(
+    model: str, usage: Any, requests: Sequence[Sequence[Any]], when: datetime | None, batch: bool, hour: bool
+) -> float | None:
+    """The list's cost of ``model``'s requests priced one by one, as the provider bills them (a long-context tier
+    applies to a request over its threshold, never to a run whose summed input is); None when the recorded requests
+    do not add up to the run's usage (a log written before requests were recorded, or a call not recorded)."""
+    from collections import Counter
+
+    mine = Counter(tuple(int(t) for t in r[1:5]) for r in requests if r[0] == model)
+    totals = [sum(r[i] * n for r, n in mine.items()) for i in range(4)]
+    written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
+    if not mine or totals != [usage.input_tokens, written, read, usage.output_tokens]:
+        return None
+    total = 0.0
+    for (tokens_in, w, r, tokens_out), count in mine.items():
+        cost = _list_price(model, when, batch, tokens_in + w + r, w, r, tokens_out, hour)
+        if cost is None:
+            return None
+        total += cost * count
+    return total
+
+
+def _cost(
+    model: str,
+    usage: Any,
+    when: datetime | None,
+    batch: bool,
+    hour: bool,
+    requests: Sequence[Sequence[Any]] = (),
+) -> tuple[float | None, str | None]:
+    """(cost, where its prices came from). From the list: per request where the log records every request
+    (`budgets.REQUESTS`), else over the run's summed usage (said: a per-request price tier cannot be applied)."""
     if usage.total_cost is not None:
         if not batch:
             return usage.total_cost, "run's prices"
         if model.partition("/")[0] in HALF_PRICE_BATCH:
             return usage.total_cost / 2, "run's prices, batch: half"
         return None, None  # a batch price the run's prices do not give
+    each = _per_request(model, usage, requests, when, batch, hour)
+    if each is not None:
+        return each, list_label(batch) + ", per request"
     cost = listed_cost(model, usage, when, batch, hour)
     if cost is None:
         return None, None
-    return cost, list_label(batch)
+    return cost, list_label(batch) + ", on the run's total (requests not recorded)"
 
 
 def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
@@ -145,10 +179,11 @@ def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
         batch = batched(header)
         started = _started(header)
         hour = (header.eval.model_args or {}).get("cache_ttl") == "1h"  # `run --cache-ttl 1h` (Anthropic)
+        requests = _requests(path)
         for model, usage in (header.stats.model_usage or {}).items():
             written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
             all_input = usage.input_tokens + written + read
-            cost, source = _cost(model, usage, started, batch, hour and model.startswith("anthropic/"))
+            cost, source = _cost(model, usage, started, batch, hour and model.startswith("anthropic/"), requests)
             rows.append(
                 {
                     "log": str(path),
@@ -167,6 +202,18 @@ def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def _requests(path: str | Path) -> list[list[Any]]:
+    """A log's recorded requests (`budgets.logged_requests`), read once with the report's other tables; none for a
+    log whose samples cannot be read (its header still gives the run's totals)."""
+    from .budgets import logged_requests
+    from .runs import extracted
+
+    try:
+        return extracted(str(path), logged_requests, persist=True)
+    except (InputError, OSError):  # samples that cannot be read: priced on the totals its header gives
+        return []
 
 
 def _started(header: Any) -> datetime | None:
