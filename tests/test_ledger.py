@@ -167,7 +167,8 @@ def test_a_long_context_price_tier_applies_per_request_not_to_a_runs_total(
 
     def bill(requests: list[int], batch: bool = False, recorded: bool = True) -> dict[str, Any]:
         """The log as a Claude run of these requests (input tokens each), its samples recording them or not."""
-        for sample, tokens in zip(log.samples, [requests[: len(requests) // 2], requests[len(requests) // 2 :]]):
+        halves = [requests[: len(requests) // 2], requests[len(requests) // 2 :]]
+        for sample, tokens in zip(log.samples or [], halves, strict=True):  # the run's two samples
             sample.metadata["model_requests"] = [[claude, t, 0, 0, 0] for t in tokens] if recorded else []
         log.stats.model_usage = {claude: ModelUsage(input_tokens=sum(requests))}
         log.plan.config.batch = True if batch else None
