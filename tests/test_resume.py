@@ -77,6 +77,23 @@ def _kill_and_resume(folder: Path, workflow: str, items: int, kill_after: int) -
         server.shutdown()
 
 
+def test_a_run_resumes_in_a_folder_that_holds_other_runs(tmp_path: Path) -> None:
+    """Issue 53: `--resume` into the default logs/ folder, which holds earlier runs, was refused by inspect ("must
+    run eval_set in a fresh log directory"). The earlier run's log is left as it was."""
+    from inspect_ai import eval
+
+    from socialbench.benchmarks.longsocial.task import longsocial
+
+    (earlier,) = eval(longsocial(workflow="full", limit=2), model="mockllm/model", log_dir=str(tmp_path),
+                      display="none")  # fmt: skip
+    before = Path(str(earlier.location)).read_bytes()
+    _kill_and_resume(tmp_path, "question-only", 6, 2)
+    assert Path(str(earlier.location)).read_bytes() == before
+    resumed = [read_eval_log(str(p)) for p in sorted(tmp_path.glob("*.eval")) if Path(p) != Path(str(earlier.location))]
+    complete = [log for log in resumed if log.status == "success"]
+    assert len(complete) == 1 and len({s.id for s in complete[0].samples or []}) == 6
+
+
 @pytest.mark.parametrize("kill_after", [1, 8])
 def test_killed_run_resumes_to_every_sample_exactly_once(tmp_path: Path, kill_after: int) -> None:
     """Killed after 1 and after 8 of its 12 answers (the kill lands while later requests are under way)."""

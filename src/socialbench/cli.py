@@ -648,7 +648,9 @@ def run(
     # logs come back without their samples: a grid's finished logs are not all held in memory (the summary of a
     # single run and the report of a grid read what they need from the files)
     if resume:
-        _, logs = eval_set(tasks, **options)  # eval_set returns headers only
+        # the folder may hold other runs (the default logs/): inspect resumes the logs of these tasks (the same task,
+        # arguments and model) and leaves every other log alone
+        _, logs = eval_set(tasks, log_dir_allow_dirty=True, **options)  # eval_set returns headers only
     else:
         logs = inspect_eval(tasks, log_header_only=True, **options)
     if len(logs) == 1:
