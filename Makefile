@@ -8,21 +8,36 @@ TEST_STAMP := $(VENV)/.installed-test
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint clean
+.PHONY: run test lint clean constraints
 
 # `make run` installs the package alone; `make test` adds the extras the tests exercise (dev tools, sentence
-# embeddings, Potato, Spark), so a first `make run` does not download what only the tests need.
-$(RUN_STAMP): pyproject.toml
+# embeddings, Potato, Spark), so a first `make run` does not download what only the tests need. Both install the
+# versions in constraints.txt, so two machines run the same inspect, tokenizers and price list.
+EXTRAS := dev,similarity,studies,spark
+$(RUN_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -c constraints.txt -e .
 	touch $(RUN_STAMP)
 
-$(TEST_STAMP): pyproject.toml
+$(TEST_STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,similarity,studies,spark]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(TEST_STAMP) $(RUN_STAMP)
+
+# Refresh constraints.txt: resolve pyproject.toml afresh in a scratch venv and freeze it (review the diff, then run
+# `make test` before committing it).
+LOCK_VENV := .venv-constraints
+constraints:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install -q '.[$(EXTRAS)]'
+	{ head -n 3 constraints.txt; $(LOCK_VENV)/bin/python -m pip freeze --exclude-editable \
+	  | grep -v -e '^#' -e '^socialbench==' | sed -E 's/\+[A-Za-z0-9.]+$$//' | sort -f; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCK_VENV)
 
 # The main job: every bundled LongSocialBench item, Full context and BM25 top-20 side by side, on the embedded model.
 run: $(RUN_STAMP)

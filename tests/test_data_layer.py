@@ -383,3 +383,39 @@ def test_a_figure_is_drawn_again_when_its_data_code_or_entry_changed(
     monkeypatch.setattr(runs, "code_digest", lambda: "another commit")
     changed = figure(0.5)
     assert changed.key != again.key and changed.render("pdf") == pdf and changed._figure is not None
+
+
+def test_every_log_records_the_versions_that_can_move_a_number(tmp_path: Path) -> None:
+    """Issue 53: the resolved versions of inspect_ai, the tokenizers and the price list are in every log."""
+    from importlib.metadata import version
+
+    from socialbench.benchmarks.perso.task import perso
+    from socialbench.benchmarks.sibench.task import sibench
+
+    for task in (longsocial(limit=1), perso(task="cognitive"), sibench(mode="direct")):
+        (log,) = eval(task, model=_constant("A", "mockllm/model"), limit=1, log_dir=str(tmp_path), display="none")
+        recorded = (log.eval.metadata or {})["socialbench_packages"]
+        for name in ("inspect_ai", "tiktoken", "genai-prices", "numpy"):
+            assert recorded[name] == version(name), (task.name, name)
+
+
+def test_the_constraints_pin_every_dependency_the_make_targets_install() -> None:
+    """The lock both make targets install from: one exact pin per package, none for socialbench itself, and every
+    package the pyproject's dependencies and test extras name."""
+    import re
+    import tomllib
+
+    root = Path(__file__).parents[1]
+    pins = {}
+    for line in (root / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, sep, pinned = line.partition("==")
+            assert sep and pinned and "+" not in pinned, line  # exact, without a local label (+cpu)
+            pins[re.sub(r"[-_.]+", "-", name).lower()] = pinned
+    assert "socialbench" not in pins
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *(d for extra in project["optional-dependencies"].values() for d in extra)]
+    names = {re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0]).lower() for d in wanted}
+    assert names - set(pins) == set(), names - set(pins)
+    makefile = (root / "Makefile").read_text()
+    assert makefile.count("-c constraints.txt") == 2  # make run and make test

@@ -105,6 +105,30 @@ def version() -> str:
     return f"{base}+{local}"
 
 
+NUMBER_PACKAGES = (
+    "inspect_ai", "tiktoken", "bpe-openai", "genai-prices", "llama_cpp_python", "bm25s", "sentence-transformers",
+    "torch", "numpy", "scipy", "statsmodels", "krippendorff", "scikit-learn", "jieba", "langid", "matplotlib",
+)  # fmt: skip
+"""Installed packages whose version can move a number (the harness, tokenizers, the price list, the embedded
+model's runtime, retrievers, embedders, statistics): every log records theirs (`package_versions`)."""
+
+
+@functools.cache
+def package_versions() -> dict[str, str]:
+    """The installed versions of `NUMBER_PACKAGES` (those installed), recorded in every log's task metadata
+    (``socialbench_packages``) beside the socialbench version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    out = {}
+    for name in NUMBER_PACKAGES:
+        try:
+            out[name] = installed(name)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
 @functools.cache
 def code_digest() -> str:
     """sha256 over the installed socialbench's source files (paths and bytes): the code a cached answer was computed

@@ -42,7 +42,7 @@ from ...shared.embeddings import load_embedder
 from ...shared.logstore import register_block
 from ...shared.memory import Collector
 from ...shared.metrics import OVERLENGTH
-from ...shared.runs import INPUTS, file_digest, input_record, version
+from ...shared.runs import INPUTS, file_digest, input_record, package_versions, version
 from .items import CAPABILITIES, LETTERS, Item, check_items, load_items
 from .scorer import ANSWER_MODE, choice_letter, open_answer_judge
 from .workflows import Env, Question, Retrieval, ScopeError, StructureAware, Workflow, get_workflow, gold_scope_posts
@@ -535,5 +535,6 @@ def longsocial(
             },
             "episode_stats": episode_stats(threads, (i.episode_id for i in loaded)),
             "socialbench_version": version(),
+            "socialbench_packages": package_versions(),
         },
     )

@@ -16,7 +16,7 @@ from inspect_ai.model import GenerateConfig
 from ...shared.benchmark import checked_limit
 from ...shared.budgets import checked_budget
 from ...shared.caching import active_connections, first_of_each_group, shared_part
-from ...shared.runs import INPUTS, input_record, version
+from ...shared.runs import INPUTS, input_record, package_versions, version
 from .behavioral import ITEM_START as PAIR_START
 from .behavioral import AnswerMode, Orders, orders_of, persuasion_choice, rate_pair
 from .behavioral import record_to_sample as pair_sample
@@ -101,6 +101,7 @@ def perso(
                 "task": "behavioral",
                 INPUTS: {"threads": input_record(threads_path)},
                 "socialbench_version": version(),
+                "socialbench_packages": package_versions(),
                 "prompt_version": BEHAVIORAL_VERSION,
                 "threads": str(threads_path),
                 "subset": subset,
@@ -135,6 +136,7 @@ def perso(
             "task": "cognitive",
             INPUTS: {"threads": input_record(threads_path), "items": input_record(items_path)},
             "socialbench_version": version(),
+            "socialbench_packages": package_versions(),
             "dimension": dimension,
             "prompt_version": COGNITIVE_VERSION,
             "threads": str(threads_path),
@@ -184,6 +186,7 @@ def perso_generate(
             "task": "generate",
             INPUTS: {"threads": input_record(threads_path)},
             "socialbench_version": version(),
+            "socialbench_packages": package_versions(),
             "prompt_version": GENERATION_VERSION,
             "threads": str(threads_path),
             "unchecked": unchecked,

@@ -23,7 +23,7 @@ from ...conversations.render import render_dialogue
 from ...shared.answers import balanced_gold_positions, strip_thinking
 from ...shared.budgets import call_budget, checked_budget, record_call
 from ...shared.outputs import output_problem
-from ...shared.runs import INPUTS, input_record, version
+from ...shared.runs import INPUTS, input_record, package_versions, version
 from .dataset import (
     balanced_sample,
     context_group,
@@ -332,6 +332,7 @@ def sibench(
             "benchmark": "sibench",
             INPUTS: inputs,
             "socialbench_version": version(),
+            "socialbench_packages": package_versions(),
             "mode": mode,
             "lang": lang,
             "ablate": list(removed),
