@@ -112,6 +112,15 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
     report = subprocess.run([*CLI, "report", "longsocial", str(batched), "--json"], capture_output=True, text=True)
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["usage"] == [row]  # report --json says the run was batched
+    # issue 53: a batch run dated before the list's batch rates (2026-10-14) was priced at the standard rate under a
+    # "batch" label ($0.0032); OpenAI's batch API bills half of the standard rates in force that day
+    started = (log.stats.started_at, log.eval.created)
+    log.stats.started_at = log.eval.created = "2024-11-01T00:00:00+00:00"
+    write_eval_log(log, str(batched))
+    (row,) = usage_rows([str(batched)])
+    assert row["cost"] == pytest.approx(2 * (200 * 2.5 + 800 * 1.25 + 10 * 10) / 1e6 / 2)  # $0.0016
+    assert "batch: half (the provider's rule; the list has no batch rate at the run's date)" in row["cost_source"]
+    log.stats.started_at, log.eval.created = started
     # a run's own prices win, halved under batch (OpenAI's batch API bills half)
     log.stats.model_usage["openai/gpt-4o"].total_cost = 0.0006
     write_eval_log(log, str(batched))

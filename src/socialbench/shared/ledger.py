@@ -159,13 +159,35 @@ def _cost(
         if model.partition("/")[0] in HALF_PRICE_BATCH:
             return usage.total_cost / 2, "run's prices, batch: half"
         return None, None  # a batch price the run's prices do not give
+    scale, label = 1.0, list_label(batch)
+    if batch:
+        rule = batch_rule(model, when)
+        if rule is None:  # no batch rate in the list for that date, and no documented rule: unknown, never a guess
+            return None, None
+        if rule == "half":  # the list's standard rates, halved as the provider's batch API bills
+            batch, scale = False, 0.5
+            label = f"{list_label()}, batch: half (the provider's rule; the list has no batch rate at the run's date)"
     each = _per_request(model, usage, requests, when, batch, hour)
     if each is not None:
-        return each, list_label(batch) + ", per request"
+        return each * scale, label + ", per request"
     cost = listed_cost(model, usage, when, batch, hour)
     if cost is None:
         return None, None
-    return cost, list_label(batch) + ", on the run's total (requests not recorded)"
+    return cost * scale, label + ", on the run's total (requests not recorded)"
+
+
+def batch_rule(model: str, when: datetime | None) -> str | None:
+    """How a batch run of ``model`` on ``when`` is priced: ``"list"`` where the price list has batch rates in force
+    then (a million input tokens cost less batched), ``"half"`` where it has none but the provider's batch API is
+    documented to bill half (`HALF_PRICE_BATCH`: genai-prices models batch rates only from 2026-10-14, and before
+    that returns the standard rate under a batch request), None otherwise."""
+    standard = _list_price(model, when, False, 1_000_000, 0, 0, 0)
+    batched = _list_price(model, when, True, 1_000_000, 0, 0, 0)
+    if standard is None:
+        return None
+    if batched is not None and batched < standard:
+        return "list"
+    return "half" if model.partition("/")[0] in HALF_PRICE_BATCH else None
 
 
 def usage_rows(logs: Sequence[str | Path]) -> list[dict[str, Any]]:
