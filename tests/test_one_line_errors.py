@@ -135,6 +135,12 @@ def test_values_that_cannot_be_right_are_refused_with_the_file_and_key(tmp_path:
     empty.write_text("")
     a_file = tmp_path / "a-file"
     a_file.write_text("")
+    infinite = tmp_path / "infinite.yaml"  # issue 53: a price that is not finite, a key no model matches
+    infinite.write_text("openai/gpt-5: {input: .inf, output: 10, input_cache_write: 0, input_cache_read: 0.125}\n")
+    unprefixed = tmp_path / "unprefixed.yaml"
+    unprefixed.write_text("gpt-5: {input: 1.25, output: 10, input_cache_write: 0, input_cache_read: 0.125}\n")
+    other = tmp_path / "other.yaml"
+    other.write_text("openai/gpt-4o: {input: 2.5, output: 10, input_cache_write: 0, input_cache_read: 1.25}\n")
     plan = ["plan", "longsocial", "--model"]
     cases = [
         ([*plan, ","], "no model named"),
@@ -143,6 +149,27 @@ def test_values_that_cannot_be_right_are_refused_with_the_file_and_key(tmp_path:
         ([*plan, "openai/gpt-5", "-T", "max_tokens=abc"], "max_tokens='abc': not a whole number"),
         ([*plan, "openai/gpt-5", "--model-cost-config", negative], f"{negative} (record openai/gpt-5): input: a price"),
         ([*plan, "openai/gpt-5", "--model-cost-config", binary], f"{binary}: not UTF-8 text"),
+        (
+            [*plan, "openai/gpt-5", "--model-cost-config", infinite],
+            f"{infinite} (record openai/gpt-5): input: a price must be a finite number",
+        ),
+        (
+            [*plan, "openai/gpt-5", "--model-cost-config", unprefixed],
+            f"{unprefixed} (record gpt-5): not an inspect model name",
+        ),
+        (
+            [
+                "run",
+                "longsocial",
+                "--model",
+                "mockllm/model",
+                "--model-cost-config",
+                other,
+                "--log-dir",
+                tmp_path / "l",
+            ],
+            f"{other} prices none of this run's models (mockllm/model); it prices openai/gpt-4o",
+        ),
         (["analyze", "longsocial", "lint", "-A", f"items={empty}"], f"{empty}: no items in the file"),
         (["analyze", "perso", "lint", "-A", f"items={empty}"], f"{empty}: no items in the file"),
         (["run", "longsocial", "--model", "mockllm/model", "--log-dir", a_file], f"{a_file} is a file"),

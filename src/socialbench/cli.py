@@ -635,7 +635,14 @@ def run(
     if model_cost_config:
         from .shared.costplan import read_prices
 
-        read_prices(model_cost_config)  # a bad price file stops the run before any call, with the file and key
+        priced = read_prices(model_cost_config)  # a bad price file stops the run before any call, with the file and key
+        used = [str(m) for m in (*models, *(_roles(model_roles) or {}).values())]
+        if not set(used) & set(priced):  # keyed so that it prices nothing this run calls (a typo, a missing prefix)
+            raise click.BadParameter(
+                f"{model_cost_config} prices none of this run's models ({', '.join(used)}); it prices "
+                f"{', '.join(sorted(priced))}",
+                param_hint="--model-cost-config",
+            )
         options["model_cost_config"] = model_cost_config
     if cache_ttl:
         others = [m for m in models if not m.startswith("anthropic/")]

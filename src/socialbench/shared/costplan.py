@@ -19,6 +19,7 @@ The arithmetic, per prefix group (items sharing a byte-identical prompt prefix, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -185,14 +186,18 @@ def read_prices(path: str | Path) -> dict[str, ModelCost]:
         raise InputError(path, "a price file maps model names to {input, output, input_cache_write, input_cache_read}")
     prices = {}
     for name, fields in data.items():
+        if not isinstance(name, str) or "/" not in name.strip("/"):
+            raise InputError(path, "not an inspect model name (provider/model, as --model takes it)", record=str(name))
         try:
             prices[str(name)] = ModelCost.model_validate(fields)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "prices"
             raise InputError(path, f"{where}: {first['msg']}", record=str(name)) from exc
-        negative = [k for k, v in prices[str(name)].model_dump().items() if isinstance(v, int | float) and v < 0]
-        if negative:
+        values = {k: v for k, v in prices[str(name)].model_dump().items() if isinstance(v, int | float)}
+        if infinite := [k for k, v in values.items() if not math.isfinite(v)]:
+            raise InputError(path, f"{infinite[0]}: a price must be a finite number", record=str(name))
+        if negative := [k for k, v in values.items() if v < 0]:
             raise InputError(path, f"{negative[0]}: a price cannot be negative", record=str(name))
     if not prices:
         raise InputError(path, "no model's prices in the file")
