@@ -9,6 +9,8 @@ import io
 import json
 import math
 import re
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -815,3 +817,22 @@ def test_a_flattened_post_is_cut_at_its_marker_not_at_its_paragraph(body: str, k
     shown = clean(f"{title}\n\n{body}", title)
     assert shown.text.startswith(title) and kept in shown.text and cut not in shown.text, shown.text
     assert shown.edited and shown.flattened == ("  " in body)
+
+
+def test_behavioral_answers_about_pairs_the_threads_do_not_have_are_refused(tmp_path: Path) -> None:
+    """Issue 53: a pair id names its winner, so made-up instances ("x:a-b" answered "a") scored 100%."""
+    made_up = [{"annotator": who, "study": "behavioral", "instance": f"x{i}:a{i}-b{i}", "answer": f"a{i}"}
+               for who in ("A", "B") for i in range(3)]  # fmt: skip
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in made_up))
+    cli = [str(Path(sys.executable).parent / "socialbench"), "analyze", "perso", "agreement"]
+    done = subprocess.run([*cli, "-A", f"annotations={path}"], capture_output=True, text=True)
+    assert done.returncode == 2 and "x0:a0-b0" in done.stderr and "is not a pair of the threads file" in done.stderr
+    thread = load_threads()[0]
+    winner, loser = thread.meta["pairs"][0]
+    real = [{"annotator": who, "study": "behavioral", "instance": f"{thread.id}:{winner}-{loser}", "answer": winner}
+            for who in ("A", "B")]  # fmt: skip
+    path.write_text("\n".join(json.dumps(x) for x in real))
+    done = subprocess.run([*cli, "-A", f"annotations={path}", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["groups"]["behavioral"]["accuracy"] == {"A": 1.0, "B": 1.0}

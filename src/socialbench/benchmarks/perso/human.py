@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -109,15 +109,27 @@ class Shown:
 
 
 def analyse(
-    rows: list[Annotation], items: Mapping[str, CognitiveItem | Shown], path: str | Path = "annotations"
+    rows: list[Annotation],
+    items: Mapping[str, CognitiveItem | Shown],
+    path: str | Path = "annotations",
+    pairs: Collection[str] | None = None,
 ) -> dict[str, Any]:
-    """Per study (and per dimension): each annotator's accuracy and n, agreement; verification Likert mean +- SD."""
+    """Per study (and per dimension): each annotator's accuracy and n, agreement; verification Likert mean +- SD.
+    ``pairs``: the behavioral pair ids that exist (a pair id names its winner, so an id made up or from another
+    file would score whatever it names as right)."""
     groups: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
     correct: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     likert: dict[str, list[int]] = defaultdict(list)
     ties: Counter[str] = Counter()
     for row in rows:
         if row.study == "behavioral":
+            if pairs is not None and row.instance not in pairs:
+                raise InputError(
+                    path,
+                    f"behavioral pair {row.instance!r} is not a pair of the threads file (ids are thread:winner-loser "
+                    "as the study or run showed them)",
+                    record=row.instance,
+                )
             if not isinstance(row.answer, str):
                 raise InputError(path, "behavioral answer must be the id of the chosen reply", record=row.instance)
             label = TIE if row.answer == TIE else behavioral_label(row.instance, row.answer)
@@ -172,16 +184,26 @@ def analyse(
     return out
 
 
-def human_agreement(console: Console, as_json: bool = False, annotations: str = "", items: str | None = None) -> None:
+def human_agreement(
+    console: Console, as_json: bool = False, annotations: str = "", items: str | None = None, threads: str | None = None
+) -> None:
     """Human accuracy per annotator and agreement (pairwise Cohen's kappa, Fleiss' kappa, Krippendorff's alpha).
 
     Args:
         annotations: annotations JSONL (format in docs/perso.md).
         items: cognitive items JSONL the annotators answered (default: the shipped sample items).
+        threads: PerSo threads whose pairs the behavioral answers are about (default: the shipped ones).
     """
     if not annotations:
         raise ValueError("agreement needs -A annotations=FILE (see docs/perso.md for the format)")
-    result = analyse(load_annotations(annotations), {i.id: i for i in load_items(items)}, annotations)
+    rows = load_annotations(annotations)
+    pairs = None
+    if any(r.study == "behavioral" for r in rows):
+        from .data import load_threads
+
+        # every pair a threads file lists (thread:winner-loser), whichever a study or run sampled
+        pairs = {f"{t.id}:{w}-{lo}" for t in load_threads(threads) for w, lo in t.meta.get("pairs") or []}
+    result = analyse(rows, {i.id: i for i in load_items(items)}, annotations, pairs)
     if as_json:
         console.file.write(dump_json(result) + "\n")
         return
