@@ -112,3 +112,11 @@ def test_table13s_best_names_every_tied_setting() -> None:
     assert row["best"] == 1.0 and row["best_tied"] == ["full", "cot"] and row["best_setting"] == "tied: full, cot"
     (single,) = table13(runs[:1] + runs[2:])
     assert single["best_setting"] == "full" and single["best_tied"] == ["full"]
+
+
+def test_pairs_each_right_in_one_order_get_the_samples_exact_interval() -> None:
+    """A model that always rates the second reply higher is right in exactly one order of every pair: every resample
+    of pairs gives 50%, and the cluster bootstrap printed [50.0, 50.0]. The samples' exact interval instead."""
+    ci = cluster_bootstrap_ci([1.0, 0.0] * 5, [i // 2 for i in range(10)])
+    assert math.isclose(ci[0], 0.18709, abs_tol=1e-5) and math.isclose(ci[1], 0.81291, abs_tol=1e-5)  # 5 of 10
+    assert ci.method.startswith(EXACT) and "over 10" in ci.method and "5 clusters" in ci.method

@@ -92,8 +92,8 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
             "reply_2": "0" if annotator == "ann" else "10",
             "preferred": "Reply 1",
         }
-    if kind == "perso-behavioral":
-        return {"rating_1": "4", "rating_2": "1" if annotator == "ann" else "4"}  # bob's equal ratings are ties
+    if kind == "perso-behavioral":  # equal ratings cannot be saved (issue 50): bob prefers Response 2
+        return {"rating_1": "4", "rating_2": "1"} if annotator == "ann" else {"rating_1": "2", "rating_2": "3"}
     if kind == "perso-verify":
         return {"gold": "5" if annotator == "ann" else "4", "distractors": "3"}
     raise AssertionError(kind)
@@ -235,12 +235,51 @@ def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, st
     elif kind == "perso-behavioral":
         assert result["invalid_behavioral_answers"] == 0
         group = result["groups"]["behavioral"]
-        # equal ratings count as a model's ties do: in n, wrong, and shown (issue 36: they were dropped from n)
-        bobs = sum(1 for (u, _i) in regular if u == "bob")
-        assert group["ties"]["bob"] == group["n"]["bob"] == bobs and group["accuracy"]["bob"] == 0.0
+        bob = [item for (u, item) in regular if u == "bob"]  # right where the winner came second
+        assert group["n"]["bob"] == len(bob) and not (group.get("ties") or {}).get("bob")
+        assert round(group["accuracy"]["bob"] * len(bob)) == sum(not keys[i]["winner_first"] for i in bob)
         mine = [item for (u, item) in regular if u == "ann"]
         assert group["n"]["ann"] == len(mine)  # ann rates Response 1 higher: right where the winner came first
         assert round(group["accuracy"]["ann"] * len(mine)) == sum(keys[i]["winner_first"] for i in mine)
     elif kind == "perso-verify":
         golds = [int(p["gold"]) for p in regular.values()]
         assert result["likert"]["gold"]["mean"] == pytest.approx(sum(golds) / len(golds))
+
+
+def test_the_perso_behavioral_page_neither_saves_nor_leaves_two_equal_ratings(tmp_path: Path) -> None:
+    """Issue 50: the page accepted two equal ratings (a choice of nothing, scored wrong). In a real browser on a
+    real Potato server: equal ratings keep the annotator on the page with a message, and are not saved (Potato
+    saves each click in the background); two different ratings are saved and move on."""
+    folder = tmp_path / "study"
+    created = _cli("study", "create", "perso-behavioral", "-o", str(folder), "--annotators", "ann",
+                   "-S", "subset=2", "-S", "unchecked=admit")  # fmt: skip
+    assert created.returncode == 0, created.stderr[-2000:]
+    record, keys = studies.load(folder), studies.key(folder)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = studies.start(folder, port=port)
+    try:
+        with chromium_browser() as browser:
+            page = browser.new_context().new_page()
+            potato_login(page, base, "ann", record["annotators"]["ann"])
+            item = potato_item(page)
+            assert item is not None
+            page.check('input[type=radio][schema="rating_1"][value="3"]')
+            page.check('input[type=radio][schema="rating_2"][value="3"]')
+            page.wait_for_timeout(1500)  # Potato's background save fires 500 ms after a click
+            page.click("#next-btn")
+            page.wait_for_timeout(1500)
+            assert potato_item(page) == item  # still on the page
+            assert page.locator("#sb-equal-ratings").is_visible()
+            saved = {(a.annotator, a.item): a.values for a in studies.answers(folder)}
+            got = saved.get(("ann", item), {})
+            assert not (got.get("rating_1") is not None and got.get("rating_1") == got.get("rating_2")), got
+            page.check('input[type=radio][schema="rating_2"][value="1"]')
+            potato_next(page)
+            assert potato_item(page) != item
+    finally:
+        server.kill()
+        server.wait()
+    saved = {(a.annotator, a.item): a.values for a in studies.answers(folder)}
+    assert {k: str(v) for k, v in saved[("ann", item)].items()} == {"rating_1": "3", "rating_2": "1"}
+    assert keys[item]["pair_id"]

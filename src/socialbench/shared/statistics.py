@@ -121,8 +121,14 @@ def cluster_bootstrap_ci(
         groups.setdefault(cluster, []).append(value)
     sums = np.array([sum(g) for g in groups.values()])
     counts = np.array([len(g) for g in groups.values()], dtype=float)
-    if len(groups) < 2 or np.all(data == data[0]):
-        return _degenerate(sums / counts, confidence, "clusters")
+    means = sums / counts
+    if len(groups) < 2 or np.all(means == means[0]):  # every resample of whole clusters gives the same mean
+        if np.all((means == 0) | (means == 1)):
+            return _degenerate(means, confidence, "clusters")
+        if np.all((data == 0) | (data == 1)):  # e.g. each pair right in one order only: the samples' exact interval
+            why = f"every one of {len(groups)} clusters scores {float(means[0]):g}: nothing to resample across them"
+            return exact_binomial_ci(int(data.sum()), int(data.size), confidence, why)
+        return _degenerate(means, confidence, "clusters")
     result = stats.bootstrap(
         (sums, counts),
         lambda s, c, axis=-1: np.sum(s, axis=axis) / np.sum(c, axis=axis),

@@ -47,9 +47,10 @@ def behavioral(
         winner_first = random.Random(f"{seed}:{pair.id}").random() < 0.5
         first, second = (pair.winner, pair.loser) if winner_first else (pair.loser, pair.winner)
         html = (
-            _post(pair.thread)
+            '<div class="sb-distinct-ratings">'  # study.js: the page is neither saved nor left with two equal ratings
+            + _post(pair.thread)
             + f"<hr><p><b>Response 1</b></p><div>{studies.escape(first.reply.text)}</div>"
-            + f"<hr><p><b>Response 2</b></p><div>{studies.escape(second.reply.text)}</div>"
+            + f"<hr><p><b>Response 2</b></p><div>{studies.escape(second.reply.text)}</div></div>"
         )
         key = {"pair_id": pair.id, "first": first.id, "second": second.id, "winner_first": winner_first}
         out.append(studies.Item(f"b{n:04d}", html, key))

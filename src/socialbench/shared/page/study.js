@@ -38,7 +38,49 @@
     document.body.classList.add("sb-layout");
     return side;
   }
+  function ratingsDiffer() {
+    // a page marked sb-distinct-ratings (PerSo behavioral) asks for two different ratings: equal ones choose nothing
+    if (!document.querySelector(".sb-distinct-ratings")) { return true; }
+    var a = document.querySelector('input[schema="rating_1"]:checked');
+    var b = document.querySelector('input[schema="rating_2"]:checked');
+    return !(a && b && a.value === b.value);
+  }
+  function equalNote(show) {
+    var note = document.getElementById("sb-equal-ratings");
+    var forms = document.getElementById("annotation-forms");
+    if (!note && show && forms) {
+      note = document.createElement("p");
+      note.id = "sb-equal-ratings";
+      note.className = "sb-warning";
+      note.textContent = "The two ratings must differ: rate the response more likely to change the OP's view higher.";
+      forms.insertBefore(note, forms.firstChild);
+    }
+    if (note) { note.style.display = show ? "" : "none"; }
+  }
+  function guardEqualRatings() {
+    // Potato validates before Next and saves each click in the background: equal ratings are neither let through
+    // nor saved (what was saved before stays until the annotator picks two different ratings)
+    var validate = window.validateRequiredFields;
+    var save = window.saveAnnotations;
+    if (typeof validate !== "function" || validate.sbGuarded) { return; }
+    var guarded = function (options) {
+      var filled = validate(options);
+      var differ = ratingsDiffer();
+      equalNote(!differ);
+      return filled && differ;
+    };
+    guarded.sbGuarded = true;
+    window.validateRequiredFields = guarded;
+    if (typeof save === "function") {
+      window.saveAnnotations = function (options) {
+        if (!ratingsDiffer()) { equalNote(true); return Promise.resolve(!(options && options.background) ? false : true); }
+        equalNote(false);
+        return save(options);
+      };
+    }
+  }
   function setup() {
+    guardEqualRatings();
     var sticky = sidePanel();
     if (sticky) { belowBar(sticky); }
     document.querySelectorAll(".sb-tools").forEach(function (tools) {
