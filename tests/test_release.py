@@ -167,6 +167,12 @@ def test_release_decides_each_item_from_the_studies_that_saw_its_version(tmp_pat
                 "--items", str(authored), "-S", f"verified={verify}")  # fmt: skip
     assert made.returncode == 0, made.stderr
     assert [k["item_id"] for k in studies.key(adjudicate).values()] == [flagged_id]
+    # issue 50: gold, criterion and the verifiers' answers were raw dicts ({'ann': 'D', 'bob': 'A'}) under the thread
+    (served,) = [json.loads(line) for line in (adjudicate / "server" / "data" / "items.jsonl").read_text().splitlines()]
+    panel = served["html"][: served["html"].index('<span class="sb-tools">')]  # the side panel: question to tools
+    assert panel.startswith('<div class="sb-question">') and "Verifiers answered:</b> ann " in panel
+    assert "Gold:</b>" in panel and "Their decisions:" in panel and "scope clear: 2 pass" in panel and "✓" in panel
+    assert "{" not in served["html"] and "Verifiers answered" not in served["html"][len(panel) :]
     save(adjudicate, "dee", {"a0001": {"outcome": "remove", "notes": "two options fit"}})
     done = _release(tmp_path, authored, "-A", f"verified={verify}", "-A", f"adjudicated={adjudicate}")
     assert done.returncode == 0, done.stderr

@@ -594,11 +594,16 @@ _POST_ID = re.compile(r"\b(c\d+)\b")
 
 
 def question_panel(
-    question: str, options: Sequence[str] = (), link_posts: bool = False, note: str = "", label: str = "Question"
+    question: str,
+    options: Sequence[str] = (),
+    link_posts: bool = False,
+    note: str = "",
+    label: str = "Question",
+    extra: str = "",
 ) -> str:
     """The question and its options as a panel that stays in view while the thread is read (the study page's CSS),
     with expand-all / collapse-all buttons (its script). ``link_posts``: post ids (``c12``) in the question link to
-    the post."""
+    the post. ``extra``: HTML shown in the panel after the options (what an adjudicator decides from)."""
     text = escape(question)
     if link_posts:
         text = _POST_ID.sub(r'<a href="#\1">\1</a>', text)
@@ -606,6 +611,7 @@ def question_panel(
     return (
         f'<div class="sb-question">{note}<p><b>{escape(label)}:</b> {text}</p>'
         + (f"<ul>{rows}</ul>" if rows else "")
+        + extra
         + '<span class="sb-tools"></span></div>'
     )
 

@@ -245,6 +245,30 @@ def verification_outcomes(folder: str | Path) -> list[dict[str, Any]]:
     return out
 
 
+def _verification_record(outcome: dict[str, Any], gold: str, criterion: str | None) -> str:
+    """What verification found, as the adjudicator reads it in the side panel: the gold, the criterion, each
+    verifier's answer (marked where it is the gold), the decisions per release criterion with their counts, and
+    the verifiers' notes (never a Python dict)."""
+    esc = studies.escape
+    answers = ", ".join(
+        f"{esc(who)} {esc(str(letter or 'no answer'))}" + (" ✓" if letter == gold else "")
+        for who, letter in outcome["answers"].items()
+    )
+    decisions = "".join(
+        f"<li>{esc(name.replace('_', ' '))}: "
+        + ", ".join(f"{count} {esc(decision)}" for decision, count in sorted(counts.items()))
+        + "</li>"
+        for name, counts in outcome["decisions"].items()
+    )
+    notes = "".join(f"<li>{esc(who)}: {esc(text)}</li>" for who, text in outcome["notes"].items())
+    return (
+        f"<p><b>Gold:</b> {esc(gold)}. <b>Criterion:</b> {esc(criterion or '-')}</p>"
+        f"<p><b>Verifiers answered:</b> {answers or 'none'}</p>"
+        f"<p><b>Their decisions:</b></p><ul>{decisions}</ul>"
+        + (f"<p><b>Notes:</b></p><ul>{notes}</ul>" if notes else "")
+    )
+
+
 def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> studies.Design:
     flagged = {o["item_id"]: o for o in verification_outcomes(folder) if o["adjudicate"]}
     out = []
@@ -252,15 +276,14 @@ def _adjudication(folder: str, threads: Any, loaded: list[Item], seed: int) -> s
         o = flagged[item.id]
         options, gold, order = shuffled(item, seed)
         thread = threads[item.episode_id]
-        record = "".join(f"<li>{studies.escape(c)}: {studies.escape(str(d))}</li>" for c, d in o["decisions"].items())
-        html = (
-            "<p><mark>evidence</mark> posts are highlighted; posts in the item's scope have a pale blue background.</p>"
-            + studies.question_panel(item.stem, options, link_posts=True)
-            + studies.thread_html(thread, _marks(thread, item))
-            + f"<p><b>Gold:</b> {gold}. <b>Criterion:</b> {studies.escape(item.criterion or '-')}</p>"
-            + f"<p><b>Verifiers answered:</b> {studies.escape(str(o['answers']))}</p><ul>{record}</ul>"
-            + "".join(f"<p><b>{studies.escape(a)}:</b> {studies.escape(t)}</p>" for a, t in o["notes"].items())
-        )
+        html = studies.question_panel(
+            item.stem,
+            options,
+            link_posts=True,
+            note="<p><small><mark>evidence</mark> posts are highlighted; posts in the item's scope have a pale blue "
+            "background.</small></p>",
+            extra=_verification_record(o, gold, item.criterion),
+        ) + studies.thread_html(thread, _marks(thread, item))
         key = {"item_id": item.id, "item_version": item_version(item), "gold": gold, "option_order": order}
         out.append(studies.Item(f"a{n:04d}", html, key))
     if not out:
