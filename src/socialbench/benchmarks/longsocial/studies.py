@@ -32,7 +32,7 @@ from ...core.errors import InputError
 from ...core.jsonl import dump_json
 from ...shared import studies
 from ...shared.agreement import agreement
-from ...shared.statistics import bootstrap_ci, percent
+from ...shared.statistics import bootstrap_ci, ci_fields, percent
 from ...shared.terminal import Table
 from .items import CAPABILITIES, LETTERS, Item, stratified_sample
 from .task import load_episodes, load_pack, sample_pack, shuffled
@@ -330,7 +330,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             }
             | {a: {"accuracy": None, "correct": 0, "n": 0} for a in result["no_answers"]},
             "mean_accuracy": statistics.fmean(readers_acc.values()) if readers_acc else None,
-            "mean_ci95": list(bootstrap_ci(list(readers_acc.values()))) if readers_acc else None,
+            # over readers: none can be formed from one reader (not a point: "n/a")
+            "mean_ci95": ci_fields(bootstrap_ci(list(readers_acc.values())))["ci95"] if readers_acc else None,
             "agreement": {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha},
             # Potato's own active time per item, rounded: a median of timings is not known to the millisecond
             "median_seconds": round(statistics.median(seconds), 1) if seconds else None,
