@@ -30,7 +30,7 @@ def _upper_of_none(n: int) -> float:
 
 @pytest.mark.parametrize("n", [1, 4, 30])
 def test_a_constant_sample_gets_the_exact_interval_not_a_point(n: int) -> None:
-    none, every = bootstrap_ci([0.0] * n), bootstrap_ci([1.0] * n)
+    none, every = bootstrap_ci([0.0] * n, outcomes="binary"), bootstrap_ci([1.0] * n, outcomes="binary")
     assert none[0] == 0.0 and math.isclose(none[1], _upper_of_none(n), rel_tol=1e-9)
     assert every[1] == 1.0 and math.isclose(every[0], 0.025 ** (1 / n), rel_tol=1e-9)
     assert none.method.startswith(EXACT) and f"over {n}" in none.method
@@ -39,12 +39,14 @@ def test_a_constant_sample_gets_the_exact_interval_not_a_point(n: int) -> None:
 
 def test_paired_differences_that_are_all_zero_get_a_two_sided_interval() -> None:
     """Every item scored alike in both runs: the change is 0 but not known to be exactly 0."""
-    ci = bootstrap_ci([0.0] * 10, paired=True)
+    ci = bootstrap_ci([0.0] * 10, outcomes="paired")
     # each of the +1 and -1 shares is bounded at 97.5% (Bonferroni): 1 - 0.0125^(1/10)
     bound = 1 - 0.0125 ** (1 / 10)
     assert math.isclose(ci[0], -bound, rel_tol=1e-9) and math.isclose(ci[1], bound, rel_tol=1e-9)
     assert ci[0] < 0 < ci[1] and ci.method.startswith(EXACT)
-    assert math.isnan(bootstrap_ci([5.0, 5.0], paired=True)[0])  # a 0-10 score: no exact form, n/a (never a point)
+    assert math.isnan(
+        bootstrap_ci([5.0, 5.0], outcomes="paired")[0]
+    )  # a 0-10 score: no exact form, n/a (never a point)
 
 
 def test_a_clustered_interval_that_cannot_be_formed_falls_back_to_the_pairs_count() -> None:

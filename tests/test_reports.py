@@ -52,8 +52,11 @@ def test_bars_draw_missing_as_missing_and_label_every_n() -> None:
     svg = _svg(fig)
     assert _marked_missing(fig) == 1  # the empty group, never a 0 bar
     assert "n=1" in svg and "n=4" in svg and "chance" in svg
-    single = estimate([1.0])
-    assert (single.value, single.low, single.high, single.n) == (1.0, 1.0, 1.0, 1)
+    single = estimate([1.0], "binary")
+    # one outcome: the exact binomial interval of 1 of 1 (issue 50: a bootstrap of it was the point [1, 1])
+    assert (single.value, single.high, single.n) == (1.0, 1.0, 1) and single.low == pytest.approx(0.025)
+    score = estimate([7.0, 7.0])  # a 0-10 score alike twice: no interval can be formed, and none is drawn
+    assert (score.value, score.low, score.high, score.n) == (7.0, None, None, 2)
     assert estimate([]).missing
 
 

@@ -337,7 +337,8 @@ def test_tables_from_logs(tmp_path: Any) -> None:
     assert t1["protocol"] == "single-reply"
     (delta,) = ablation_deltas(rows)  # paired on the same 4 dialogues
     assert delta["removed"] == "communicative_strategy" and delta["delta"] == -5
-    assert delta["n"] == 4 and delta["unpaired"] == 0 and delta["ci95"] == [-5, -5]
+    assert delta["n"] == 4 and delta["unpaired"] == 0  # every dialogue -5 on a 0-10 score: no interval, not [-5, -5]
+    assert delta["ci95"] is None and delta["ci_method"].startswith("cannot be formed")
     assert delta["baseline"] == Path(str(full.location)).name and delta["candidates"] == 1
     groups = by_group(rows, "context_group")
     assert sum(g["n"] for g in groups) == 4 and all(g["reply"] == 10 and g["process"] == 5 for g in groups)
@@ -364,7 +365,13 @@ def test_process_reply_similarity_has_both_series(tmp_path: Any) -> None:
     assert row["n"] == 3 and row["embedder"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert row["english_only_embedder"] and len(row["values_cot"]) == len(row["values_direct"]) == 3
     assert row["difference"] == pytest.approx(row["process_cot_reply"] - row["process_direct_reply"])
-    assert row["ci95"][0] <= row["difference"] <= row["ci95"][1]
+    # the same answer for every dialogue: every difference alike, so no interval can be formed (issue 50: it was
+    # printed as the point [d, d])
+    assert (
+        len(set(map(round, [a - b for a, b in zip(row["values_cot"], row["values_direct"], strict=True)], [9] * 3)))
+        == 1
+    )
+    assert row["ci95"] is None and row["ci_method"].startswith("cannot be formed")
 
 
 def test_without_a_grader_role_the_model_under_test_judges_with_one_warning(
@@ -494,7 +501,7 @@ def test_an_ablation_is_compared_only_with_the_full_run_it_varies_from() -> None
     rows += [_row("zz-seed.eval", "", d, 0.0, seed=1) for d in dialogues]
     rows += [_row("zz-grader.eval", "", d, 0.0, grader="other") for d in dialogues]
     (delta,) = ablation_deltas(rows)
-    assert delta["delta"] == 0 and delta["ci95"] == [0, 0] and delta["n"] == 4
+    assert delta["delta"] == 0 and delta["ci95"] is None and delta["n"] == 4
     assert delta["baseline"] == "zh-full.eval" and delta["candidates"] == 1
     rerun = rows + [_row("zh-full-2.eval", "", d, 5.0, created="zz-later") for d in dialogues]
     (delta,) = ablation_deltas(rerun)

@@ -27,7 +27,7 @@ import math
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, ParamSpec
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
 import matplotlib
 
@@ -39,6 +39,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
+
+if TYPE_CHECKING:
+    from .statistics import Outcomes
 
 COLUMN_WIDTH = 3.3
 """inches: one column of a two-column paper"""
@@ -727,13 +730,16 @@ def stacked_shares(title: str, groups: Sequence[str], shares: Mapping[str, Seque
     return fig
 
 
-def estimate(values: Sequence[float]) -> Estimate:
-    """Mean, percentile bootstrap 95% CI and n of a sample; missing when empty."""
+def estimate(values: Sequence[float], outcomes: Outcomes = None) -> Estimate:
+    """Mean, percentile bootstrap 95% CI and n of a sample; missing when empty. ``outcomes="binary"``: 0/1 values,
+    whose interval is the exact binomial one where every value is alike (`statistics.bootstrap_ci`)."""
     from .statistics import bootstrap_ci
 
     if not values:
         return Estimate(None)
-    low, high = bootstrap_ci(values)
+    low, high = bootstrap_ci(values, outcomes=outcomes)
+    if math.isnan(low) or math.isnan(high):  # no interval can be formed (every score alike): none, never a point
+        return Estimate(float(np.mean(values)), None, None, len(values))
     return Estimate(float(np.mean(values)), low, high, len(values))
 
 

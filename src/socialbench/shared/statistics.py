@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from scipy import stats
@@ -44,16 +44,22 @@ def exact_binomial_ci(successes: int, n: int, confidence: float = 0.95, why: str
     return Interval(min(low, share), max(high, share), EXACT + (f" over {n} ({why})" if why else f" over {n}"))
 
 
-def _degenerate(data: Any, confidence: float, units: str, paired: bool = False) -> Interval:
+Outcomes = Literal["binary", "paired"] | None
+"""What the values of a bootstrap are, for the exact interval where it has nothing to resample: ``binary`` 0/1
+outcomes (accuracies), ``paired`` differences of two runs' 0/1 outcomes; None anything else (scores on a 0-10
+scale, similarities), where no exact interval can be formed."""
+
+
+def _degenerate(data: Any, confidence: float, units: str, outcomes: Outcomes = "binary") -> Interval:
     """The interval of a sample with nothing to resample (one value, or every value alike), which a bootstrap
     would give as a point. 0/1 outcomes: the exact binomial interval of their count. Paired differences of 0/1
     outcomes (-1, 0, 1): the difference of the shares of +1 and -1, each bounded by its exact interval at half the
     error rate (Bonferroni), so every value 0 gives [-u, u], not [0, 0]. Anything else cannot be formed (NaN)."""
     n = int(data.size)
     why = f"every {units[:-1]} alike: a bootstrap has nothing to resample" if n > 1 else f"one {units[:-1]}"
-    if not paired and np.all((data == 0) | (data == 1)):
+    if outcomes == "binary" and np.all((data == 0) | (data == 1)):
         return exact_binomial_ci(int(data.sum()), n, confidence, why)
-    if paired and np.all((data == -1) | (data == 0) | (data == 1)):
+    if outcomes == "paired" and np.all((data == -1) | (data == 0) | (data == 1)):
         half = 1 - (1 - confidence) / 2
         plus = exact_binomial_ci(int((data == 1).sum()), n, half)
         minus = exact_binomial_ci(int((data == -1).sum()), n, half)
@@ -64,16 +70,20 @@ def _degenerate(data: Any, confidence: float, units: str, paired: bool = False) 
 
 
 def bootstrap_ci(
-    values: Sequence[float], confidence: float = 0.95, resamples: int = 1000, seed: int = 0, paired: bool = False
+    values: Sequence[float],
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
+    outcomes: Outcomes = None,
 ) -> Interval:
     """Percentile bootstrap CI of the mean (B=1000 as in LongSocialBench Table 16). A sample with nothing to
     resample (one value, or all equal) gets the exact interval `_degenerate` forms, or NaN where none can be
-    formed: never the point estimate as both bounds. ``paired``: the values are per-item differences of two runs."""
+    formed: never the point estimate as both bounds. ``outcomes``: what the values are (`Outcomes`)."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:
         return Interval(NAN, NAN, "nothing to estimate")
     if data.size < 2 or np.all(data == data[0]):
-        return _degenerate(data, confidence, "differences" if paired else "values", paired)
+        return _degenerate(data, confidence, "differences" if outcomes == "paired" else "values", outcomes)
     result = stats.bootstrap(
         (data,),
         np.mean,

@@ -271,7 +271,9 @@ def document(
             names,
             {
                 "mean recall": [estimate(r["recalls"]) for r in recall_rows],
-                "items with ≥ 75% recall": [estimate([float(x >= 0.75) for x in r["recalls"]]) for r in recall_rows],
+                "items with ≥ 75% recall": [
+                    estimate([float(x >= 0.75) for x in r["recalls"]], "binary") for r in recall_rows
+                ],
             },
             ylabel="recall / share of items (%)",
             paper={f"mean recall, LongSocialBench {paper.RECALL_SOURCE} (paper)": comparable}
@@ -301,8 +303,8 @@ def document(
                     r["embedder"],
                     r["items"],
                     estimate(r["recalls"]).scaled(),
-                    estimate([float(x >= 0.75) for x in r["recalls"]]).scaled(),
-                    estimate([float(x == 1.0) for x in r["recalls"]]).scaled(),
+                    estimate([float(x >= 0.75) for x in r["recalls"]], "binary").scaled(),
+                    estimate([float(x == 1.0) for x in r["recalls"]], "binary").scaled(),
                     r["mean_posts_shown"],
                 ]
                 for r in recall_rows

@@ -169,7 +169,7 @@ def _paired(a: Run, b: Run, capability: str | None = None) -> dict[str, Any]:
     diffs = [left[i] - right[i] for i in sorted(left.keys() & right.keys())]
     if not diffs:
         return {"n": 0, "delta": None, "ci95": None}
-    return {"n": len(diffs), "delta": statistics.fmean(diffs), **ci_fields(bootstrap_ci(diffs, paired=True))}
+    return {"n": len(diffs), "delta": statistics.fmean(diffs), **ci_fields(bootstrap_ci(diffs, outcomes="paired"))}
 
 
 NO_FULL = "no partner: no Full run of the same model and settings (seed, grader, samples, ...) among the logs"

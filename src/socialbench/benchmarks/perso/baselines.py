@@ -97,7 +97,7 @@ def length_estimate(rows: Sequence[tuple[float, float]]) -> dict[str, Any]:
     return {
         "n": len(values),
         "accuracy": statistics.fmean(values),
-        "ci95": list(bootstrap_ci(values)),
+        "ci95": list(bootstrap_ci(values, outcomes="binary")),
         "ties": sum(1 for v in values if v == 0.5),
     }
 
@@ -279,7 +279,7 @@ def baselines(
         sbert[dim] = {
             "n": len(rows),
             "accuracy": statistics.fmean(values) if values else None,
-            "ci95": bootstrap_ci(values) if values else None,
+            "ci95": bootstrap_ci(values, outcomes="binary") if values else None,
             "gold_least_similar": statistics.fmean(r["gold_least_similar"] for r in rows) if rows else None,
         }
     result = {

@@ -30,7 +30,7 @@ from scipy.stats import entropy
 
 from ...shared.benchmark import role_model
 from ...shared.runs import RunInfo, extracted, run_set, whole
-from ...shared.statistics import bootstrap_ci
+from ...shared.statistics import bootstrap_ci, ci_fields
 from .prompts import COMPONENT_KEYS
 
 RICHNESS_WEIGHT = 0.5
@@ -306,13 +306,13 @@ def ablation_deltas(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ablated = {r["dialogue"]: cot_reply_score(r) for r in ablated_rows if cot_reply_score(r) is not None}
             common = sorted(full.keys() & ablated.keys(), key=str)
             diffs = [float(ablated[d]) - float(full[d]) for d in common]  # type: ignore[arg-type]
-            low, high = bootstrap_ci(diffs, paired=True) if diffs else (None, None)
+            interval = ci_fields(bootstrap_ci(diffs)) if diffs else {"ci95": None, "ci_method": None}
             row |= {
                 "n": len(common),
                 "reply": statistics.fmean(float(ablated[d]) for d in common) if common else None,  # type: ignore[arg-type]
                 "full_cot_reply": statistics.fmean(float(full[d]) for d in common) if common else None,  # type: ignore[arg-type]
                 "delta": statistics.fmean(diffs) if diffs else None,
-                "ci95": None if low is None else [low, high],
+                **interval,  # every paired difference alike (a 0-10 score): no interval can be formed, n/a
                 "unpaired": len(ablated.keys() ^ full.keys()),
             }
         out.append(row)

@@ -341,7 +341,7 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
                 r["n"],
                 r["process_cot_reply"],
                 r["process_direct_reply"],
-                Estimate(r["difference"], r["ci95"][0], r["ci95"][1], r["n"]),
+                Estimate(r["difference"], (r["ci95"] or [None])[0], (r["ci95"] or [None, None])[1], r["n"]),
             ]
             for r in similarity
         ],

@@ -207,7 +207,7 @@ def _share(scores: list[SampleScore], key: str) -> float:
 
 def _win_ci(scores: list[SampleScore], bound: int) -> float:
     wins = _values(scores, "cot_wins")
-    return bootstrap_ci(wins)[bound] if wins else float("nan")
+    return bootstrap_ci(wins, outcomes="binary")[bound] if wins else float("nan")
 
 
 # inspect reads the annotation of a metric's function to pass SampleScores: no lambdas here.

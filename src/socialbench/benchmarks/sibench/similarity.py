@@ -21,7 +21,7 @@ from typing import Any
 
 from ...shared.embeddings import DEFAULT_EMBEDDER, cosine_pairs, load_embedder
 from ...shared.runs import extracted, whole
-from ...shared.statistics import bootstrap_ci
+from ...shared.statistics import bootstrap_ci, ci_fields
 from .prompts import COMPONENT_KEYS
 
 ENGLISH_ONLY = {"sentence-transformers/all-MiniLM-L6-v2"}
@@ -70,7 +70,7 @@ def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT
         with_cot = cosine_pairs(process, [d["cot"] for d in complete], embedder)
         with_direct = cosine_pairs(process, [d["direct"] for d in complete], embedder)
         diffs = [a - b for a, b in zip(with_cot, with_direct, strict=True)]
-        low, high = bootstrap_ci(diffs, paired=True)
+        interval = ci_fields(bootstrap_ci(diffs))  # every difference alike: no interval (n/a), never a point
         out.append(
             {
                 "model": model,
@@ -80,7 +80,7 @@ def process_reply_similarity(logs: Iterable[str | Path], embedder: str = DEFAULT
                 "process_cot_reply": statistics.fmean(with_cot),
                 "process_direct_reply": statistics.fmean(with_direct),
                 "difference": statistics.fmean(diffs),
-                "ci95": [low, high],
+                **interval,
                 "values_cot": with_cot,
                 "values_direct": with_direct,
                 "logs": sorted(sources[model]),
