@@ -686,7 +686,9 @@ def test_tables_16_19_20_and_the_pooled_length_fit_by_hand() -> None:
     all_right = run("b", "m2", "full", "Full-context", False, {old: 1.0, new: 1.0})
     probe = run("c", "m1", "option-only", "Shortcut probe", True, {old: 0.0, new: 0.0})
     t16 = table16([right_old, all_right, probe], tiers={"m1": "small", "m2": "large"}, draws=50)
-    assert t16["items_per_draw"] == 12 and t16["best_cell"]["mean"] == 1.0 and t16["best_cell"]["ci95"] == [1.0, 1.0]
+    assert t16["items_per_draw"] == 12 and t16["best_cell"]["mean"] == 1.0
+    # the oracle is right on every drawn item of every draw: the exact interval of 12 of 12, not [1.0, 1.0]
+    assert t16["best_cell"]["ci95"] == [pytest.approx(0.025 ** (1 / 12)), 1.0]
     assert t16["top_cell"]["model"] == "m2" and t16["models"]["m1"]["mean"] == 0.5  # the probe is not a candidate
     assert t16["cohorts"] == {"large": {"models": ["m2"], "mean": 1.0}, "small": {"models": ["m1"], "mean": 0.5}}
     # issue 38: with <= 150 items logged every draw (without replacement) was all of them: an interval of zero width;
