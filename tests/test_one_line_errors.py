@@ -211,3 +211,17 @@ def test_malformed_pairs_and_an_item_without_its_thread_are_located(tmp_path: Pa
     line = _error_line(made)
     assert f"{mine} (record {items[0]['id']}): thread 'cmv:nope' is not in the threads file" in line, line
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("member", ["study.json", "key.jsonl", "server/annotation_output/a/user_state.json"])
+def test_a_study_file_that_is_a_folder_is_one_line(member: str, tmp_path: Path) -> None:
+    """Issue 53: a study file that is a folder ended in a traceback (IsADirectoryError)."""
+    folder = tmp_path / "study"
+    made = run("study", "create", "perso-cognitive", "-o", folder, "--annotators", "a")
+    assert made.returncode == 0, made.stderr[-2000:]
+    target = folder / member
+    if target.exists():
+        target.unlink()
+    target.mkdir(parents=True)
+    line = one_line(run("study", "score", folder))
+    assert str(target) in line and "is a folder" in line and "Error" not in line, line

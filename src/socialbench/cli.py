@@ -59,6 +59,24 @@ class _Group(click.Group):
                 traceback.print_exc()
             err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             sys.exit(2)
+        except OSError as exc:  # a file that is a folder, unreadable, or on a full disk: the file, in words
+            if not exc.filename:
+                raise
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            err.print(f"[bold red]error:[/] {exc.filename}: {_os_problem(exc)}", highlight=False, soft_wrap=True)
+            sys.exit(2)
+
+
+def _os_problem(exc: OSError) -> str:
+    """What is wrong with a file the operating system refused, in words (never the exception's class)."""
+    if isinstance(exc, IsADirectoryError):
+        return "is a folder, expected a file"
+    if isinstance(exc, NotADirectoryError):
+        return "a part of its path is a file, not a folder"
+    if isinstance(exc, PermissionError):
+        return "no permission to read or write it"
+    return f"cannot be read or written: {exc.strerror or 'the operating system refused'}"
 
 
 @click.group(cls=_Group)
