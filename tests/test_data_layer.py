@@ -247,6 +247,14 @@ def test_the_cache_serves_only_the_content_and_code_it_was_computed_from(tmp_pat
         with gzip.open(entry, "wt") as handle:
             json.dump([1, 2, 3], handle)
     assert _accuracy(original, cache) == pytest.approx(flipped)
+    # issue 53: a whole entry (this log, this code) whose answer is valid JSON of the wrong shape crashed the report
+    for entry in (cache / "logs").glob("*.json.gz"):
+        with gzip.open(entry, "rt") as handle:
+            record = json.load(handle)
+        record["value"] = {"wrong": "shape"} if isinstance(record["value"], list) else [1, 2]
+        with gzip.open(entry, "wt") as handle:
+            json.dump(record, handle)
+    assert _accuracy(original, cache) == pytest.approx(flipped)
 
 
 def test_an_entry_written_by_other_code_is_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -562,7 +562,16 @@ def _read_entry(disk: Path, digest: str, name: str) -> tuple[bool, Any]:
     if not isinstance(entry, dict) or "value" not in entry or any(entry.get(k) != v for k, v in wanted.items()):
         EXTRACT_STATS["refused"] += 1  # the wrong shape, or another log's or another code's answer
         return False, None
+    if entry.get("value_sha256") != _value_digest(entry["value"]):  # an answer edited or damaged since it was written
+        EXTRACT_STATS["refused"] += 1
+        return False, None
     return True, entry["value"]
+
+
+def _value_digest(value: Any) -> str:
+    """sha256 of an answer as JSON: an entry whose answer is not the one written with it is refused, whatever its
+    shape (valid JSON of the wrong shape crashed the report that used it)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 _COMPANIONS: list[Callable[[Any], Any]] = []
@@ -588,6 +597,7 @@ def _store(path: str, digest: str, name: str, value: Any, persist: bool) -> None
     from ..core.jsonl import atomic_writer
 
     entry = {"log": str(Path(path).resolve()), "digest": digest, "extractor": name, "code": code_digest()}
+    entry["value_sha256"] = _value_digest(value)
     try:
         with atomic_writer(_disk_path(digest, name)) as handle:  # .gz: written compressed
             json.dump({**entry, "value": value}, handle)
