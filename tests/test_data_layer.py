@@ -251,6 +251,8 @@ def test_the_cache_serves_only_the_content_and_code_it_was_computed_from(tmp_pat
     for entry in (cache / "logs").glob("*.json.gz"):
         with gzip.open(entry, "rt") as handle:
             record = json.load(handle)
+        if not isinstance(record, dict):  # an entry the last report did not need stays as the step above left it
+            continue
         record["value"] = {"wrong": "shape"} if isinstance(record["value"], list) else [1, 2]
         with gzip.open(entry, "wt") as handle:
             json.dump(record, handle)
