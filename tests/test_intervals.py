@@ -103,6 +103,10 @@ def test_table4_pairs_an_open_answer_run_with_full_whatever_its_grader() -> None
     assert row["items"] == 3 and math.isclose(row["drop"], 1 / 3) and table["unpaired"] == []
     alone = open_vs_choice([opened])
     assert alone["models"] == [] and "no Full run" in alone["unpaired"][0]["reason"]
+    from socialbench.benchmarks.longsocial.tables import table19
+
+    probes = table19([opened])  # the JSON and HTML tables carry the reason too
+    assert "no Full run" in probes["open_answer"]["unpaired"][0]["reason"]
 
 
 def test_table13s_best_names_every_tied_setting() -> None:

@@ -403,7 +403,8 @@ def document(
         )
     )
     probes = data["table19"]
-    if any(r["models"] for r in probes["probes"]) or probes["open_answer"]["models"]:  # else a table of zeros
+    unpaired = probes["open_answer"].get("unpaired") or []
+    if any(r["models"] for r in probes["probes"]) or probes["open_answer"]["models"] or unpaired:  # else zeros
         summary_tables.append(
             Table(
                 "longsocial-table19",
@@ -435,6 +436,7 @@ def document(
                     ]
                 ],
                 row_logs=[r["logs"] for r in probes["probes"]] + [None],
+                note=" ".join(f"Open answer left out: {u['model']}: {u['reason']}." for u in unpaired),
             )
         )
     if data["table21"]:

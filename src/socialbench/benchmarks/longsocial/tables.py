@@ -356,6 +356,7 @@ def table19(runs: list[Run]) -> dict[str, Any]:
             "models": len(drops),
             "mean_drop": statistics.fmean(drops) if drops else None,
             "spearman_rho": ovc["spearman_rho"],
+            "unpaired": ovc["unpaired"],  # open-answer runs with no Full partner, each with the reason
         },
     }
 
