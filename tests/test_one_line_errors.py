@@ -5,6 +5,7 @@ cannot be written (said before any input is read); a model role naming no provid
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -225,3 +226,13 @@ def test_a_study_file_that_is_a_folder_is_one_line(member: str, tmp_path: Path) 
     target.mkdir(parents=True)
     line = one_line(run("study", "score", folder))
     assert str(target) in line and "is a folder" in line and "Error" not in line, line
+
+
+def test_a_hosted_model_without_its_api_key_is_one_line(tmp_path: Path) -> None:
+    """Issue 53: inspect's refusal (no OPENAI_API_KEY) ended in a traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and "AZURE" not in k}
+    done = subprocess.run([*CLI, "run", "longsocial", "--model", "openai/gpt-5", "--limit", "1", "--log-dir",
+                           str(tmp_path / "logs")], capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    line = one_line(done)
+    assert "OPENAI_API_KEY" in line and "Traceback" not in done.stderr and "[bold]" not in line, line
+    assert not list((tmp_path / "logs").glob("*.eval"))  # refused before any log was written

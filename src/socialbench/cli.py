@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import re
 import signal
 import sys
 import traceback
@@ -18,7 +19,9 @@ import click
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TransferSpeedColumn
+from rich.text import Text
 
 from .conversations.model import Episode, ThreadIntegrityError
 from .conversations.render import render
@@ -65,6 +68,14 @@ class _Group(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
             err.print(f"[bold red]error:[/] {exc.filename}: {_os_problem(exc)}", highlight=False, soft_wrap=True)
+            sys.exit(2)
+        except Exception as exc:  # inspect's own refusal before a run (no API key for a provider, ...): one line
+            if type(exc).__name__ != "PrerequisiteError":  # matched by name: importing inspect here slows every command
+                raise
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            text = re.sub(r"^ERROR:\s*", "", " ".join(Text.from_markup(str(exc)).plain.split()))
+            err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
             sys.exit(2)
 
 
