@@ -287,3 +287,14 @@ def test_every_count_like_run_option_has_a_minimum_named_in_its_message(
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 2 and option in done.stderr and f"at least {minimum}" in done.stderr, done.stderr
     assert not (tmp_path / "logs").exists()  # refused before anything runs
+
+
+def test_study_create_help_names_every_study_kind() -> None:
+    """Issue 52: `study create --help` named four examples; only `socialbench list` named them all."""
+    from socialbench.benchmarks import registered
+
+    done = subprocess.run([str(Path(sys.executable).parent / "socialbench"), "study", "create", "--help"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    kinds = [name for b in registered().values() for name in b.studies]
+    assert len(kinds) >= 10 and all(re.search(rf"^\s+{re.escape(k)}\s", done.stdout, re.M) for k in kinds), done.stdout

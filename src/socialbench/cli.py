@@ -883,7 +883,20 @@ def _find_study(name: str) -> tuple[str, Any]:
     raise ValueError(f"unknown study {name!r}; studies: {known}")
 
 
-@study.command("create")
+class _StudyKinds(click.Command):
+    """``study create --help`` lists every study kind with what it asks (read from the benchmarks when help is
+    shown, so the CLI names none)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from .benchmarks import registered
+
+        kinds = [(name, spec.summary or "") for b in registered().values() for name, spec in b.studies.items()]
+        with formatter.section("Study kinds"):
+            formatter.write_dl(kinds)
+        super().format_epilog(ctx, formatter)
+
+
+@study.command("create", cls=_StudyKinds)
 @click.argument("kind")
 @click.option("-o", "--out", "folder", required=True, type=click.Path(file_okay=False), help="The study folder.")
 @click.option("--annotators", required=True, help="Comma-separated annotator names (their logins are generated).")
@@ -902,7 +915,7 @@ def study_create(
     logs: str | None,
     study_args: tuple[str, ...],
 ) -> None:
-    """Create a study folder for KIND (e.g. longsocial-readers, sibench-process, sibench-replies, perso-behavioral)."""
+    """Create a study folder for KIND (the kinds are listed below; `socialbench list` shows their -S options)."""
     from .shared import studies
     from .shared.benchmark import parameters, parse_arguments
 
