@@ -132,3 +132,31 @@ def test_a_grid_plan_counts_the_cache_entries_its_settings_share() -> None:
     assert full["cache_write"] > 0 and cot["cache_write"] == 0
     assert cot["cache_read"] == full["cache_write"] + full["cache_read"]  # every item reads the episode's block
     assert "reading the cache entries an earlier one wrote" in plan["title"]
+
+
+@pytest.mark.parametrize("setting", ["gold-scope", "question-only"])
+def test_the_scope_oracle_and_the_probes_are_planned_as_the_run_sends_them(
+    setting: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 51: `plan` refused gold-scope and question-only ("posts the model picks"), though each item's prompt
+    follows from the item alone. The plan's prompt tokens equal the tokens of the prompts a run sends (counted in
+    the plan's tokenizer on the logged prompts); sent with cache_prompt=False, nothing is cached on Anthropic."""
+    from inspect_ai import eval
+    from inspect_ai.log import read_eval_log
+
+    from socialbench.benchmarks.longsocial.task import longsocial
+    from socialbench.conversations.tokens import count_tokens
+    from socialbench.shared.costplan import tokenizer_for
+
+    monkeypatch.setenv("SOCIALBENCH_FULL_PROMPTS", "1")  # the log keeps every prompt whole
+    (log,) = eval(longsocial(workflow=setting), model="mockllm/model", log_dir=str(tmp_path), display="none")
+    samples = read_eval_log(str(log.location)).samples or []
+    encoding, _ = tokenizer_for("openai/gpt-4o")
+    sent = sum(count_tokens(s.messages[0].text, encoding) for s in samples)
+    models = "openai/gpt-4o,anthropic/claude-sonnet-4-5"
+    command = [*CLI, "plan", "longsocial", "-T", f"workflow={setting}", "--model", models, "--json"]
+    planned = subprocess.run(command, capture_output=True, text=True)
+    assert planned.returncode == 0, planned.stderr
+    gpt, claude = json.loads(planned.stdout)["plan"]
+    assert gpt["tokens"]["items"] == len(samples) == 36 and gpt["tokens"]["prompt"] == sent
+    assert claude["cache"] == "none" and claude["tokens"]["cache_write"] == claude["tokens"]["cache_read"] == 0

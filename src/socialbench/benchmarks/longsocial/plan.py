@@ -6,6 +6,9 @@ Planned settings are those with one answer call per item whose prompt is known b
   the posts its retriever picks, as the run does, and an episode's prompts share starts of different lengths (the
   instructions, the root and the earliest replies), cached at their ideal (`shared.costplan.trie_tokens`; the run's
   marks follow the same trie, `task.plan_marks`).
+- the gold-scope oracles and the probes without a discussion (option-only, question-only): each item's posts follow
+  from the item (its annotated scope, or none); they are sent with ``cache_prompt=False``, so a marked cache
+  (Anthropic) writes and reads nothing for them and an automatic one (OpenAI) reads what their starts share.
 RAG adds a notes call whose text only the model can write, the LLM retriever chooses its posts at run time, Reflect
 makes two calls and open answer adds grader calls; the plan names them as not planned instead of guessing.
 
@@ -37,7 +40,17 @@ from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from ...shared.ledger import list_label, listed_prices
 from .items import Item
 from .task import load_pack, retrieved_for
-from .workflows import WORKFLOWS, Question, Retrieval, StructureAware, Workflow, get_workflow
+from .workflows import (
+    WORKFLOWS,
+    GoldScope,
+    NoDiscussion,
+    Question,
+    Retrieval,
+    StructureAware,
+    Workflow,
+    get_workflow,
+    gold_scope_posts,
+)
 
 TABLE_6 = {"Hacker News": (43, 3_290_000), "Stack Exchange": (21, 1_590_000), "Reddit r/CMV": (30, 1_750_000)}
 """Table 6: episodes and total cl100k tokens of the complete serialized discussions, per source."""
@@ -48,9 +61,38 @@ def plannable(workflow: Workflow) -> bool:
     """One answer call per item over a prompt known before the run (the module's docstring)."""
     if type(workflow).respond is not Workflow.respond or "grader" in workflow.needs:
         return False
+    if shown_offline(workflow):
+        return True
     if workflow.prompt_cache == "prefix":
         return type(workflow).select is Workflow.select
     return retrieved_offline(workflow)
+
+
+def shown_offline(workflow: Workflow) -> bool:
+    """The gold-scope oracles and the probes without a discussion: each item's posts follow from the item alone
+    (its annotated scope, or none), so its one prompt is known before the run."""
+    return isinstance(workflow, GoldScope | NoDiscussion)
+
+
+def offline_prompts(
+    workflow: Workflow, threads: Mapping[str, Thread], items: Sequence[Item], encoding_name: str
+) -> list[list[list[int]]]:
+    """Per episode, the tokens of each item's prompt for a `shown_offline` setting, rendered as the run renders it:
+    the scope's posts as `gold_scope_posts` picks them (the run's `GoldScope.select`), or none for a probe; the
+    options in authored order (each option's tokens are the same in any order)."""
+    enc = encoding(encoding_name)
+    by_episode: dict[str, list[list[int]]] = {}
+    for item in items:
+        thread = threads[item.episode_id]
+        nodes: list[Node] = []
+        if isinstance(workflow, GoldScope):
+            scope = item.scope.model_dump() if item.scope else None
+            keep, _ = gold_scope_posts(thread, item.stem, scope, item.evidence, workflow.evidence)
+            nodes = [n for n in thread.traverse("thread") if n.id in keep]
+        question = Question(stem=item.stem, options=list(item.options), metadata={})
+        text = workflow.prompt(thread, nodes, question, {})
+        by_episode.setdefault(item.episode_id, []).append(enc.encode(text, disallowed_special=()))
+    return list(by_episode.values())
 
 
 def retrieved_offline(workflow: Workflow) -> bool:
@@ -144,7 +186,7 @@ def plan(
             f"not planned: {', '.join(refused)} (posts or notes the model picks or writes, several calls or grader "
             f"calls per item); planned settings: {can}"
         )
-    if paper and (per_item := [w.name for w in workflows if retrieved_offline(w)]):
+    if paper and (per_item := [w.name for w in workflows if retrieved_offline(w) or shown_offline(w)]):
         raise ValueError(
             f"--paper-grid: {', '.join(per_item)} show(s) the posts retrieved for each item, which Table 6's counts "
             "do not give; plan it over an items file (the sample pack by default, or -T items=...)"
@@ -165,9 +207,13 @@ def plan(
                 from .summary import dense_suffix  # (the report's imports are heavy: only for a dense setting)
 
                 setting += dense_suffix(load_embedder(embedder).name)
+            kind = cache_kind(model)
             if retrieved_offline(workflow):  # its own starts: it reads no other setting's entries
                 prompts = retrieved_prompts(workflow, threads, items, encoding, embedder)
-                tokens = trie_tokens(prompts, cache_kind(model), output)
+                tokens = trie_tokens(prompts, kind, output)
+            elif shown_offline(workflow):  # sent with cache_prompt=False: a marked cache writes nothing for them
+                kind = "none" if kind == "marked" else kind  # an automatic cache (OpenAI) still reads shared starts
+                tokens = trie_tokens(offline_prompts(workflow, threads, items, encoding), kind, output)
             else:
                 groups, overhead, part = sample_groups(workflow, threads, items, encoding)
                 if paper:
@@ -178,7 +224,7 @@ def plan(
             if price is None and (price := listed_prices(model)) is not None:
                 source = list_label()
             cost = dollars(tokens, price) if price else None
-            rows.append(PlanRow(model, setting, counted, cache_kind(model), tokens, cost, source if cost else None))
+            rows.append(PlanRow(model, setting, counted, kind, tokens, cost, source if cost else None))
     title = (
         f"Cost plan: a paper-sized grid (synthetic, Table 6: 94 episodes, {PAPER_ITEMS:,} items)"
         if paper
