@@ -160,3 +160,16 @@ def test_the_scope_oracle_and_the_probes_are_planned_as_the_run_sends_them(
     gpt, claude = json.loads(planned.stdout)["plan"]
     assert gpt["tokens"]["items"] == len(samples) == 36 and gpt["tokens"]["prompt"] == sent
     assert claude["cache"] == "none" and claude["tokens"]["cache_write"] == claude["tokens"]["cache_read"] == 0
+
+
+def test_the_plans_batch_dollars_come_from_the_lists_batch_rates() -> None:
+    """Issue 51: `plan` halved every part of GPT-4o's bill under batch, where the list keeps cached input at $1.25
+    ($1.25 input, $1.25 cached input, $5 output batched; the ledger bills batch runs at these rates)."""
+    done = subprocess.run([*CLI, "plan", "longsocial", "--model", "openai/gpt-4o", "--json"], capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)["plan"]
+    t = row["tokens"]
+    hand = (t["uncached"] * 1.25 + t["cache_write"] * 1.25 + t["cache_read"] * 1.25 + t["output_budget"] * 5) / 1e6
+    assert t["cache_read"] > 0 and row["dollars"]["batch_cached_max"] == pytest.approx(hand)
+    assert row["dollars"]["batch_cached_max"] > row["dollars"]["total_cached_max"] / 2  # not half of every part

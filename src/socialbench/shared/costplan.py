@@ -144,11 +144,13 @@ def trie_tokens(episodes: Sequence[Sequence[Sequence[int]]], kind: CacheKind, ou
 @dataclass(frozen=True)
 class Dollars:
     """Input dollars without and with the planned caching, output dollars at the whole budget (an upper bound:
-    output is billed as used), and the totals; batch mode halves each."""
+    output is billed as used), and the totals; in batch mode at the batch rates (``batch_total``: the price list's
+    batch rates, which need not be half of every part, e.g. GPT-4o's cached input), else half of each."""
 
     input_no_cache: float
     input_cached: float
     output_max: float
+    batch_total: float | None = None
 
     @property
     def cached_ratio(self) -> float:
@@ -161,17 +163,25 @@ class Dollars:
 
     @property
     def batch_cached_max(self) -> float:
-        return self.total_cached_max * BATCH_DISCOUNT
+        return self.batch_total if self.batch_total is not None else self.total_cached_max * BATCH_DISCOUNT
 
 
-def dollars(tokens: Tokens, price: ModelCost) -> Dollars:
-    cached = (
+def _cached_input(tokens: Tokens, price: ModelCost) -> float:
+    return (
         tokens.uncached * price.input
         + tokens.cache_write * price.input_cache_write
         + tokens.cache_read * price.input_cache_read
     )
+
+
+def dollars(tokens: Tokens, price: ModelCost, batch: ModelCost | None = None) -> Dollars:
+    """The plan's dollars at ``price``, and in batch mode at ``batch`` (the list's batch rates) when given."""
+    cached = _cached_input(tokens, price)
     output = tokens.output_budget * price.output
-    return Dollars(tokens.prompt * price.input / PER_MILLION, cached / PER_MILLION, output / PER_MILLION)
+    batch_total = None
+    if batch is not None:
+        batch_total = (_cached_input(tokens, batch) + tokens.output_budget * batch.output) / PER_MILLION
+    return Dollars(tokens.prompt * price.input / PER_MILLION, cached / PER_MILLION, output / PER_MILLION, batch_total)
 
 
 def read_prices(path: str | Path) -> dict[str, ModelCost]:

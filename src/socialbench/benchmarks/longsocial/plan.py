@@ -220,10 +220,10 @@ def plan(
                     groups = paper_groups(overhead, part)
                     counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
                 tokens = planned_tokens(groups, cache_kind(model), output, written)
-            price, source = (prices or {}).get(model), "--model-cost-config"
+            price, source, batch = (prices or {}).get(model), "--model-cost-config", None
             if price is None and (price := listed_prices(model)) is not None:
-                source = list_label()
-            cost = dollars(tokens, price) if price else None
+                source, batch = list_label(), listed_prices(model, batch=True)  # batch: the list's batch rates
+            cost = dollars(tokens, price, batch) if price else None
             rows.append(PlanRow(model, setting, counted, kind, tokens, cost, source if cost else None))
     title = (
         f"Cost plan: a paper-sized grid (synthetic, Table 6: 94 episodes, {PAPER_ITEMS:,} items)"
