@@ -170,3 +170,19 @@ def test_a_partial_sibench_study_scores_with_its_counts_coverage_and_why_alpha_i
     shown = _cli("study", "score", str(folder))
     text = " ".join(shown.stdout.split())
     assert f"1 of {len(regular)}" in text and "10.00 (n=1)" in text and "α (interval) over annotators: n/a (1" in text
+
+
+def test_an_undefined_agreement_says_why() -> None:
+    """Issue 50: α printed as nan. Each reason it is undefined, and a defined one as its value."""
+    import math
+
+    from socialbench.shared.agreement import alpha_text, krippendorff_alpha
+
+    one = {"a": {"i1": "A"}}
+    apart = {"a": {"i1": "A"}, "b": {"i2": "B"}}
+    alike = {"a": {"i1": "A", "i2": "A"}, "b": {"i1": "A", "i2": "A"}}
+    differ = {"a": {"i1": "A", "i2": "B"}, "b": {"i1": "A", "i2": "B"}}
+    assert alpha_text(krippendorff_alpha(one), one).startswith("n/a (1 annotator with answers")
+    assert alpha_text(krippendorff_alpha(apart), apart) == "n/a (no item rated by two annotators yet)"
+    assert alpha_text(krippendorff_alpha(alike), alike).startswith("n/a (every rating is the same value")
+    assert not math.isnan(krippendorff_alpha(differ)) and alpha_text(krippendorff_alpha(differ), differ) == "1.000"

@@ -31,7 +31,7 @@ from ...conversations.render import short_ids
 from ...core.errors import InputError
 from ...core.jsonl import dump_json
 from ...shared import studies
-from ...shared.agreement import agreement
+from ...shared.agreement import agreement, alpha_text
 from ...shared.statistics import bootstrap_ci, ci_fields, percent
 from ...shared.terminal import Table
 from .items import CAPABILITIES, LETTERS, Item, stratified_sample
@@ -319,9 +319,8 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         for r in regular:
             per_reader[r.annotator].append(float(r.values.get("answer") == keys[r.item]["gold"]))
         readers_acc = {a: statistics.fmean(v) for a, v in sorted(per_reader.items())}
-        stats = agreement(
-            {a: {r.item: r.values.get("answer") for r in regular if r.annotator == a} for a in per_reader}
-        )
+        answers = {a: {r.item: r.values.get("answer") for r in regular if r.annotator == a} for a in per_reader}
+        stats = agreement(answers)
         seconds = [r.seconds for r in regular if r.seconds is not None]
         result |= {
             "readers": {
@@ -333,6 +332,11 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
             # over readers: none can be formed from one reader (not a point: "n/a")
             "mean_ci95": ci_fields(bootstrap_ci(list(readers_acc.values())))["ci95"] if readers_acc else None,
             "agreement": {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha},
+            # each statistic as printed: its value, or n/a with why it is undefined (`agreement.alpha_text`)
+            "agreement_text": {
+                k: alpha_text(v, answers)
+                for k, v in {"mean_cohen": stats.mean_cohen, "fleiss": stats.fleiss, "alpha": stats.alpha}.items()
+            },
             # Potato's own active time per item, rounded: a median of timings is not known to the millisecond
             "median_seconds": round(statistics.median(seconds), 1) if seconds else None,
         }
@@ -359,9 +363,7 @@ def score(folder: str, console: Console, as_json: bool = False) -> None:
         if kind == "longsocial-readers"
         else " (verifiers' answers: no paper number measures this task)"
     )
-    agree = {
-        k: "n/a (no item answered by two readers yet)" if v != v else f"{v:.3f}" for k, v in result["agreement"].items()
-    }
+    agree = result["agreement_text"]
     console.print(
         f"Mean over {len(result['readers']) - len(result['no_answers'])} readers {percent(result['mean_accuracy'])}%"
         + (f" [{percent(ci[0])}, {percent(ci[1])}]" if ci else "")
