@@ -6,7 +6,10 @@ once the request that wrote it has been answered, as on the real services):
 
 - **Anthropic** (Messages API): entries only at the blocks a request marks (``cache_control``), and only for
   prefixes of at least 1,024 tokens. A request reads the longest marked prefix in the cache and writes its last
-  marked prefix when that is not there. Input is billed at 1x, cache writes at 1.25x, reads at 0.1x.
+  marked prefix when that is not there. Input is billed at 1x, cache writes at 1.25x, reads at 0.1x. Under two
+  readings of "identical up to and including the marked block": **text** (an entry is the prefix's text, however
+  it was cut into blocks) and **block** (an entry is the chain of blocks up to the marked one: a request reads it
+  only if it cuts that prefix into the same blocks -- the stricter reading, and the likelier).
 - **OpenAI** (chat completions): automatic entries for every prompt of at least 1,024 tokens, in 128-token steps;
   a request reads the longest such prefix in the cache. No write premium; reads at 0.1x (GPT-5's $0.125 of $1.25).
 
@@ -18,7 +21,8 @@ requests in sorted order, so that each shares with its neighbour the longest pre
 (a trie walked depth first): request i reads what it shares with the one before (where that reaches 1,024 tokens;
 OpenAI: rounded down to its 128-token step) and, on Anthropic, writes what it shares with the one after.
 
-    python benchmarks/cache_bill.py [--provider anthropic|openai|both] [--settings S1,S2] [--latency SECONDS]
+    python benchmarks/cache_bill.py [--provider anthropic|openai|both] [--reading text|block|both]
+                                    [--settings S1,S2] [--latency SECONDS]
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
     "rag-bm25-k20-a1": ("longsocial", {"workflow": "rag-bm25-k20-a1"}),
     "llm-retriever": ("longsocial", {"workflow": "llm-retriever"}),
     "struct-ancestors": ("longsocial", {"workflow": "struct-ancestors"}),
+    "struct-branches": ("longsocial", {"workflow": "struct-branches"}),
     "gold-scope": ("longsocial", {"workflow": "gold-scope"}),
     "gold-scope-evidence": ("longsocial", {"workflow": "gold-scope-evidence"}),
     "gold-labels": ("longsocial", {"workflow": "gold-labels", "missing_oracle": "skip"}),
@@ -92,11 +97,11 @@ class Bill:
 class CacheServer(ThreadingHTTPServer):
     """A provider's API whose usage counts are its prompt cache's: what each request read, wrote, paid in full."""
 
-    def __init__(self, provider: str, latency: float) -> None:
+    def __init__(self, provider: str, latency: float, reading: str = "text") -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
-        self.provider, self.latency = provider, latency
+        self.provider, self.latency, self.reading = provider, latency, reading
         self.lock = threading.Lock()
-        self.entries: set[tuple[int, ...]] = set()
+        self.entries: set[tuple[Any, ...]] = set()
         self.bill = Bill()
 
     @property
@@ -105,16 +110,23 @@ class CacheServer(ThreadingHTTPServer):
 
     def serve(self, body: dict[str, Any]) -> dict[str, int]:
         """Bill one request; its entries become readable once it is answered (after ``latency``)."""
-        ids, marks = _anthropic_prompt(body) if self.provider == "anthropic" else _openai_prompt(body)
+        if self.provider == "anthropic":
+            ids, marks, chains = _anthropic_prompt(body)
+        else:
+            ids, marks = _openai_prompt(body)
+            chains = [()] * len(marks)
+        # the entry a prefix is kept under: its tokens, or (block reading) also the blocks it was cut into
+        block = self.reading == "block"
+        keys = [(tuple(ids[:m]), chain if block else ()) for m, chain in zip(marks, chains, strict=True)]
         with self.lock:
-            hits = [m for m in marks if m >= MIN_CACHED and tuple(ids[:m]) in self.entries]
+            hits = [m for m, key in zip(marks, keys, strict=True) if m >= MIN_CACHED and key in self.entries]
         read = max(hits, default=0)
-        written = [m for m in marks if m >= MIN_CACHED and m > read]
+        written = [(m, key) for m, key in zip(marks, keys, strict=True) if m >= MIN_CACHED and m > read]
         # Anthropic writes up to its last mark (billed at the write rate); OpenAI caches without a premium
-        write = max(written, default=read) - read if self.provider == "anthropic" else 0
+        write = max((m for m, _ in written), default=read) - read if self.provider == "anthropic" else 0
         time.sleep(self.latency)
         with self.lock:
-            self.entries |= {tuple(ids[:m]) for m in written}
+            self.entries |= {key for _, key in written}
             self.bill.read += read
             self.bill.write += write
             self.bill.input += len(ids) - read - write
@@ -122,23 +134,25 @@ class CacheServer(ThreadingHTTPServer):
         return {"input": len(ids) - read - write, "write": write, "read": read}
 
 
-def _anthropic_prompt(body: dict[str, Any]) -> tuple[list[int], list[int]]:
-    """The request's tokens (system, then each message's blocks, in order) and the token counts where marked
-    blocks end."""
+def _anthropic_prompt(body: dict[str, Any]) -> tuple[list[int], list[int], list[tuple[str, ...]]]:
+    """The request's tokens (system, then each message's blocks, in order), the token counts where marked
+    blocks end, and for each mark the texts of the blocks up to it (what a block-keyed cache keys on)."""
     blocks: list[dict[str, Any]] = []
     system = body.get("system")
     blocks += [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
     for message in body["messages"]:
         content = message["content"]
         blocks += [{"type": "text", "text": content}] if isinstance(content, str) else content
-    text, marks = "", []
-    for block in blocks:
+    text, marks, chains = "", [], []
+    for n, block in enumerate(blocks):
         text += str(block.get("text", ""))
         if block.get("cache_control"):
             marks.append(len(encode(text)))
+            chains.append(tuple(str(b.get("text", "")) for b in blocks[: n + 1]))
     if body.get("cache_control"):  # a request-level mark: the whole prompt
         marks.append(len(encode(text)))
-    return encode(text), marks
+        chains.append(tuple(str(b.get("text", "")) for b in blocks))
+    return encode(text), marks, chains
 
 
 def _openai_prompt(body: dict[str, Any]) -> tuple[list[int], list[int]]:
@@ -232,7 +246,7 @@ def ideal(prompts: list[list[int]], provider: str) -> float:
     return tokens.uncached * rate["input"] + tokens.cache_write * rate["write"] + tokens.cache_read * rate["read"]
 
 
-def run_setting(name: str, provider: str, latency: float, folder: Path) -> CacheServer:
+def run_setting(name: str, provider: str, latency: float, folder: Path, reading: str = "text") -> CacheServer:
     from inspect_ai import eval
     from inspect_ai.model import get_model
 
@@ -240,7 +254,7 @@ def run_setting(name: str, provider: str, latency: float, folder: Path) -> Cache
 
     bench, task_args = SETTINGS[name]
     task = get_benchmark(bench).task()
-    server = CacheServer(provider, latency)
+    server = CacheServer(provider, latency, reading)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         if provider == "anthropic":
@@ -250,7 +264,7 @@ def run_setting(name: str, provider: str, latency: float, folder: Path) -> Cache
         (log,) = eval(
             task(**task_args),
             model=model,
-            log_dir=str(folder / provider / name),
+            log_dir=str(folder / provider / reading / name),
             display="none",
             max_retries=0,
             fail_on_error=False,
@@ -267,6 +281,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--provider", choices=["anthropic", "openai", "both"], default="both")
     parser.add_argument("--settings", default=",".join(SETTINGS), help="comma-separated, of: " + ", ".join(SETTINGS))
+    parser.add_argument(
+        "--reading", choices=["text", "block", "both"], default="both", help="how the Anthropic server keys entries"
+    )
     parser.add_argument("--latency", type=float, default=0.2, help="seconds each request is in flight")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "tests"))
@@ -274,19 +291,25 @@ def main() -> None:
     unknown = [s for s in names if s not in SETTINGS]
     if unknown:
         parser.error(f"unknown setting(s): {', '.join(unknown)}")
-    providers = ["anthropic", "openai"] if args.provider == "both" else [args.provider]
-    print(f"{'setting':<22} {'server':<10} {'requests':>8} {'prompt tokens':>13} {'read':>9} {'written':>9} "
+    readings = ["text", "block"] if args.reading == "both" else [args.reading]
+    servers = [
+        (provider, reading)
+        for provider in (["anthropic", "openai"] if args.provider == "both" else [args.provider])
+        for reading in (readings if provider == "anthropic" else ["text"])  # OpenAI's cache knows no blocks
+    ]
+    print(f"{'setting':<22} {'server':<17} {'requests':>8} {'prompt tokens':>13} {'read':>9} {'written':>9} "
           f"{'bill / no cache':>15} {'bill / ideal':>12}")  # fmt: skip
     worst = 1.0
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
-            for provider in providers:
-                bill = run_setting(name, provider, args.latency, Path(tmp)).bill
+            for provider, reading in servers:
+                bill = run_setting(name, provider, args.latency, Path(tmp), reading).bill
+                label = f"{provider} ({reading})" if provider == "anthropic" else provider
                 best = ideal(bill.prompts, provider)
                 cost, uncached = bill.cost(provider), bill.uncached()
                 worst = max(worst, cost / best if best else 1.0)
                 print(
-                    f"{name:<22} {provider:<10} {len(bill.prompts):>8} {uncached:>13,} {bill.read:>9,} "
+                    f"{name:<22} {label:<17} {len(bill.prompts):>8} {uncached:>13,} {bill.read:>9,} "
                     f"{bill.write:>9,} {cost / uncached:>14.3f}x {cost / best:>11.3f}x",
                     flush=True,
                 )

@@ -193,3 +193,90 @@ def test_a_long_context_price_tier_applies_per_request_not_to_a_runs_total(
     unrecorded = bill([150_000, 150_000], recorded=False)  # an older log: priced on its total, and says so
     assert unrecorded["cost"] == pytest.approx(300_000 * 6 / 1e6)
     assert unrecorded["cost_source"].endswith("on the run's total (requests not recorded)")
+
+
+def test_cache_writes_sent_with_the_one_hour_ttl_are_billed_at_its_rate(
+    server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 51: inspect's default ``cache_ttl=auto`` switches a sample that waited over five minutes to one-hour
+    cache writes (2x input, not 1.25x); the ledger priced every write at the five-minute rate. Each recorded request
+    now says when its writes went with the one-hour TTL, and is priced at that rate, below and above the 200K tier,
+    plain and batched. Claude Sonnet 4.5's list: up to 200K tokens a request $3 / M input, $3.75 / M five-minute
+    writes, $6 / M one-hour writes; above, $6, $7.50 and $12; batch half of each."""
+    from inspect_ai.log import write_eval_log
+
+    log = _two_items_on_gpt4o(server, tmp_path)
+    claude = "anthropic/claude-sonnet-4-5"
+    edited = tmp_path / "claude" / Path(str(log.location)).name
+    edited.parent.mkdir()
+
+    def bill(requests: list[list[Any]], batch: bool = False) -> float:
+        """The log as a Claude run of these requests ([input, written, "1h"?] each, written included in input)."""
+        rows = [[claude, r[0] - r[1], r[1], 0, 0, *r[2:]] for r in requests]
+        halves = [rows[: len(rows) // 2], rows[len(rows) // 2 :]]
+        for sample, mine in zip(log.samples or [], halves, strict=True):
+            sample.metadata["model_requests"] = mine
+        log.stats.model_usage = {
+            claude: ModelUsage(input_tokens=sum(r[1] for r in rows), input_tokens_cache_write=sum(r[2] for r in rows))
+        }
+        log.plan.config.batch = True if batch else None
+        write_eval_log(log, str(edited))
+        (row,) = usage_rows([str(edited)])
+        assert row["cost_source"].endswith("per request")
+        return float(row["cost"])
+
+    below = [[100_000, 100_000], [100_000, 100_000, "1h"]]  # one five-minute write, one one-hour write
+    assert bill(below) == pytest.approx((100_000 * 3.75 + 100_000 * 6) / 1e6)
+    assert bill(below, batch=True) == pytest.approx((100_000 * 3.75 + 100_000 * 6) / 2 / 1e6)
+    above = [[250_000, 250_000, "1h"], [10_000, 0]]
+    assert bill(above) == pytest.approx((250_000 * 12 + 10_000 * 3) / 1e6)
+    assert bill(above, batch=True) == pytest.approx((250_000 * 12 + 10_000 * 3) / 2 / 1e6)
+
+
+def _writing_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
+    """A Messages API answer reporting 2,000 tokens written to the cache, 50 more of input and 3 of output."""
+    return {
+        "id": f"msg_{len(server.requests)}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model"),
+        "content": [{"type": "text", "text": "Final answer: A"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 50, "cache_creation_input_tokens": 2000, "output_tokens": 3},
+    }
+
+
+def test_a_sample_switched_to_one_hour_writes_records_them_per_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What decides the TTL is inspect's Anthropic provider (a gap over five minutes since the sample's last cached
+    request; made 0 here so that a sample's second call switches): the requests whose cache marks carried
+    ``"ttl": "1h"`` on the wire are exactly those recorded as one-hour writes, and the ledger bills those at $6 / M
+    and the others at $3.75 / M."""
+    import inspect_ai.model._providers.anthropic as provider
+
+    monkeypatch.setattr(provider, "CACHE_TTL_ESCALATION_GAP", -1.0)
+    rows = (sample_pack() / "items.jsonl").read_text().splitlines()[:2]
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join(rows) + "\n")
+    with recording_server(_writing_reply) as httpd:
+        host, port = httpd.server_address[:2]
+        model = get_model("anthropic/claude-sonnet-4-5", base_url=f"http://{host!s}:{port}", api_key="sk-test")
+        (log,) = eval(
+            longsocial(items=str(items), workflow="rag-bm25-k20-a1"),  # notes, then the answer: two cached calls
+            model=model,
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+            max_retries=0,
+        )
+    assert log.status == "success", log.error
+    sent = [body for _, body in httpd.requests]
+    hour = sum('"ttl": "1h"' in json.dumps(body) for body in sent)
+    recorded = [r for s in log.samples or [] for r in s.metadata["model_requests"]]
+    assert len(recorded) == len(sent) == 4 and 0 < hour < len(sent)  # each sample's second call switched
+    assert sum(r[5:] == ["1h"] for r in recorded) == hour
+    (row,) = usage_rows([str(log.location)])
+    assert row["cost"] == pytest.approx(
+        (4 * 50 * 3 + (4 - hour) * 2000 * 3.75 + hour * 2000 * 6 + 4 * 3 * 15) / 1e6
+    )

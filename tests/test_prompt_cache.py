@@ -22,7 +22,7 @@ from inspect_ai.model import ChatMessageUser, get_model
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.models.llama_cpp import messages_to_text
-from socialbench.shared.caching import cached_prefix, trie_marks
+from socialbench.shared.caching import cached_prefix, joined, split_at, trie_cuts, trie_marks
 
 
 def _one_episode(tmp_path: Path, n: int = 3, episode: str | None = None) -> str:
@@ -96,19 +96,44 @@ def test_trie_marks_write_each_shared_start_once_and_read_it_after() -> None:
     assert trie_marks({"x": "I\nPost one\n", "y": "I\nPost two\n"}, bool) == [("x", [2]), ("y", [2])]
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "openai"])
-@pytest.mark.parametrize("workflow", ["bm25-k20", "rag-bm25-k20-a1"])
+def test_prompts_that_share_a_start_cut_it_into_the_same_blocks() -> None:
+    """Issue 51: a block-keyed cache reads an entry only when the reader cut the start into the blocks its writer
+    did. `trie_cuts` cuts each head at every start of the trie it begins with: "a" writes "I\nP1\nP2\n" (read by
+    "b") and "I\nP1\n" (read by "c"), marked at both; "b" reads the longer one, marked there only, yet cuts at the
+    shorter one too, so its chain of blocks up to its mark is "a"'s."""
+    heads = {"a": "I\nP1\nP2\nP3\n", "b": "I\nP1\nP2\nP4\n", "c": "I\nP1\nP5\n", "d": "J\n"}
+    marks = dict(trie_marks(heads, lambda text: len(text) >= 5))
+    cuts = trie_cuts(heads, lambda text: len(text) >= 5)
+    assert marks == {"a": [5, 8], "b": [8], "c": [5], "d": []}
+    assert cuts == {"a": [5, 8], "b": [5, 8], "c": [5], "d": []}
+    prompts = {k: heads[k] + "Question: " + k for k in heads}
+    chains = {}
+    for key, prompt in prompts.items():
+        blocks = split_at(prompt, marks[key], cuts[key])
+        assert joined(blocks) == prompt  # the cuts never change the text
+        if isinstance(blocks, list):
+            assert [b.cache_breakpoint for b in blocks[:-1]] == [c in marks[key] for c in cuts[key]]
+            chains[key] = [b.text for b in blocks[:-1]]  # type: ignore[union-attr]
+    assert chains["a"] == chains["b"] and chains["c"] == chains["a"][:1]
+
+
+@pytest.mark.parametrize(("provider", "reading"), [("anthropic", "text"), ("anthropic", "block"), ("openai", "text")])
+@pytest.mark.parametrize("workflow", ["bm25-k20", "rag-bm25-k20-a1", "struct-branches"])
 def test_retrieval_settings_bill_their_cache_ideal_under_concurrency(
-    tmp_path: Path, provider: str, workflow: str
+    tmp_path: Path, provider: str, reading: str, workflow: str
 ) -> None:
     """Issue 39: retrieval settings shared cacheable starts between the items of an episode (the root and the
     earliest replies, in thread order) and read none of them (bm25-k20: 1.16x its ideal on both providers); RAG's
     answer did not read what its notes call had just written (1.70x on Anthropic). Against the servers of
     `benchmarks/cache_bill.py`, which bill as the providers' caches do, four items of one episode at four
     connections now bill the least any layout and order could pay for the same prompts, to 0.1%: the ideal
-    counts a shared start to the first token that differs, the marks sit at the end of the last post both show."""
+    counts a shared start to the first token that differs, the marks sit at the end of the last post both show.
+
+    Issue 51: under a cache keyed on the chain of blocks up to the mark (``reading="block"``), a start written
+    split into several blocks was not read by a request sending it as one (bm25-k20 1.13x, struct-branches 1.16x,
+    RAG 1.10x); every item now cuts a start it shares into the same blocks."""
     bill = _bench_module("cache_bill")
-    server = bill.CacheServer(provider, 0.05)
+    server = bill.CacheServer(provider, 0.05, reading)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         kind = "anthropic/claude-sonnet-4-5" if provider == "anthropic" else "openai/gpt-5"
@@ -234,3 +259,54 @@ def test_a_request_waits_only_for_the_earlier_writer_of_the_longest_start_it_rea
         assert order[-2:] == ["F after first", "G first"]
 
     contextvars.Context().run(anyio.run, main)  # not under the generate config an earlier eval left active
+
+
+def _two_episodes(tmp_path: Path) -> str:
+    rows = [json.loads(line) for line in (sample_pack() / "items.jsonl").read_text().splitlines()]
+    episodes = list(dict.fromkeys(r["episode_id"] for r in rows))[:2]
+    kept = [r for e in episodes for r in [r for r in rows if r["episode_id"] == e][:2]]
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    return str(path)
+
+
+@pytest.mark.parametrize("own_key", [None, "mine"])
+def test_openai_requests_carry_a_prompt_cache_key_per_episode(
+    openai_server: ThreadingHTTPServer, tmp_path: Path, own_key: str | None
+) -> None:
+    """Issue 51: OpenAI routes a request to a cache machine by its first ~256 tokens and ``prompt_cache_key``, and
+    every LongSocialBench prompt starts with the same instructions. Every call (the LLM retriever's retrieval calls
+    and its answers) now carries its episode's key: the same within an episode, another for the next; a key the
+    user set (``-M prompt_cache_key=mine``) is sent unchanged instead."""
+    host, port = openai_server.server_address[:2]
+    args: dict[str, Any] = {"responses_api": False} | ({"prompt_cache_key": own_key} if own_key else {})
+    model = get_model("openai/gpt-4o", base_url=f"http://{host!s}:{port}/v1", api_key="sk-test", **args)
+    items = _two_episodes(tmp_path)
+    episode_of = {row["stem"]: row["episode_id"] for row in map(json.loads, Path(items).read_text().splitlines())}
+    (log,) = eval(
+        longsocial(items=items, workflow="llm-retriever"),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+    )
+    assert log.status == "success", log.error
+    requests = [body for _, body in openai_server.requests]  # type: ignore[attr-defined]
+    assert len(requests) == 8  # 4 items: a retrieval call and an answer each
+    keys: dict[str, set[str]] = {}
+    for body in requests:
+        text = body["messages"][-1]["content"]
+        text = text if isinstance(text, str) else "".join(p["text"] for p in text)
+        (episode,) = {e for stem, e in episode_of.items() if f"Question: {stem}" in text}
+        keys.setdefault(episode, set()).add(body.get("prompt_cache_key"))
+    assert len(keys) == 2
+    if own_key:
+        assert all(k == {own_key} for k in keys.values())
+    else:
+        (first,), (second,) = keys.values()
+        assert first != second and all(k.startswith("socialbench-") for k in (first, second))
+
+
+def test_anthropic_requests_carry_no_prompt_cache_key(anthropic_server: ThreadingHTTPServer, tmp_path: Path) -> None:
+    """The Messages API has no such field: nothing is added there."""
+    assert all("prompt_cache_key" not in json.dumps(r) for r in _run(anthropic_server, tmp_path, "full"))

@@ -167,14 +167,30 @@ REQUESTS = "model_requests"
 """Sample metadata: one ``[model, input, cache write, cache read, output]`` token record per request."""
 
 
+def sent_cache_ttl(model: str) -> str | None:
+    """``"1h"`` when the call just answered in this task sent its cache marks with the one-hour TTL, else None
+    (five minutes). Under inspect's default ``cache_ttl=auto`` its Anthropic provider switches a sample that waited
+    over five minutes between cached requests to one-hour writes (billed 2x input, not 1.25x); it keeps the TTL each
+    request was sent with in a context variable of the calling task, which inspect's own cost accounting reads the
+    same way after the call."""
+    if model.partition("/")[0] != "anthropic":
+        return None
+    from inspect_ai.model._providers.anthropic import _cache_write_ttl
+
+    return "1h" if _cache_write_ttl.get() == "1h" else None
+
+
 def record_call(metadata: MutableMapping[str, Any], kind: str, budget: Budget, output: ModelOutput) -> None:
     """Count one call of ``kind`` in ``metadata["model_calls"]``: its budget, and whether it came back cut off (by
-    the budget or the context window) or empty; its tokens in ``metadata["model_requests"]`` (`REQUESTS`)."""
+    the budget or the context window) or empty; its tokens in ``metadata["model_requests"]`` (`REQUESTS`: model,
+    input, cache writes, cache reads, output, and ``"1h"`` when its cache writes were sent with that TTL)."""
     calls = metadata.setdefault("model_calls", {})
     usage = output.usage
     if usage is not None and budget.model:  # each request's tokens: providers price tiers per request (the ledger)
         written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
         request = [budget.model, usage.input_tokens, written, read, usage.output_tokens]
+        if written and sent_cache_ttl(budget.model) == "1h":
+            request.append("1h")
         metadata.setdefault(REQUESTS, []).append(request)
     entry = calls.setdefault(kind, {"calls": 0, "cut_off": 0, "empty": 0, "budget": budget.as_dict()})
     entry["calls"] += 1

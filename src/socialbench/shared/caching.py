@@ -19,8 +19,9 @@ slots (`slot_count`) caches per slot: there a group's requests go one at a time,
 episodes in turn (`round_robin`) so that the connections serve different episodes.
 
 Items that see posts chosen without the model (retrieval) share starts of different lengths: `trie_marks` plans
-where each marks them and the order to send them in, `split_at` cuts the prompt there, and `PrefixGate.turn_at`
-holds a request until the earlier one writing the longest start it reads has been answered.
+where each marks them and the order to send them in, `trie_cuts` where each is cut into blocks (every start of
+the trie it begins with, so that two prompts sharing a start cut it alike), `split_at` cuts the prompt there, and
+`PrefixGate.turn_at` holds a request until the earlier one writing the longest start it reads has been answered.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import re
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 from inspect_ai.model import Content, ContentText, Model
@@ -74,17 +75,19 @@ def layout(model: Model, prompt: str, item_start: str) -> str | list[Content]:
     return cached_prefix(prompt, item_start) if honours_cache_marks(model) else prompt
 
 
-def split_at(prompt: str, marks: Sequence[int]) -> str | list[Content]:
-    """``prompt`` as blocks that end at each mark (character offsets; each block carries the cache boundary),
-    then the rest; unchanged without marks inside it. The blocks concatenated are the prompt."""
-    cuts = sorted({m for m in marks if 0 < m < len(prompt)})
-    if not cuts:
+def split_at(prompt: str, marks: Sequence[int], cuts: Sequence[int] = ()) -> str | list[Content]:
+    """``prompt`` as blocks that end at each mark (character offsets; each such block carries the cache boundary)
+    and at each cut (a block boundary without a mark: `trie_cuts`), then the rest; unchanged without marks inside
+    it. The blocks concatenated are the prompt."""
+    marked = {m for m in marks if 0 < m < len(prompt)}
+    if not marked:
         return prompt
-    starts = [0, *cuts[:-1]]
+    ends = sorted(marked | {c for c in cuts if 0 < c < len(prompt)})
+    starts = [0, *ends[:-1]]
     blocks: list[Content] = [
-        ContentText(text=prompt[a:b], cache_breakpoint=True) for a, b in zip(starts, cuts, strict=True)
+        ContentText(text=prompt[a:b], cache_breakpoint=b in marked) for a, b in zip(starts, ends, strict=True)
     ]
-    return [*blocks, ContentText(text=prompt[cuts[-1] :])]
+    return [*blocks, ContentText(text=prompt[ends[-1] :])]
 
 
 def joined(content: str | Sequence[Content]) -> str:
@@ -92,17 +95,30 @@ def joined(content: str | Sequence[Content]) -> str:
     return content if isinstance(content, str) else "".join(c.text for c in content if isinstance(c, ContentText))
 
 
-def layout_at(model: Model, prompt: str, marks: Sequence[int]) -> str | list[Content]:
+def layout_at(model: Model, prompt: str, marks: Sequence[int], cuts: Sequence[int] = ()) -> str | list[Content]:
     """`split_at` where the provider honours marks, else the prompt as one string; the starts at the marks are
     registered with the sample, so its log stores each once (`shared.logstore`)."""
     for mark in marks:
         if 0 < mark < len(prompt):
             register_block(prompt[:mark])
-    return split_at(prompt, marks) if honours_cache_marks(model) else prompt
+    return split_at(prompt, marks, cuts) if honours_cache_marks(model) else prompt
 
 
 MAX_MARKS = 4
 """Anthropic honours at most four cache marks per request."""
+
+
+def _shared_starts(heads: Mapping[str, str], order: Sequence[str], long_enough: Callable[[str], bool]) -> list[int]:
+    """For each neighbour pair of ``order`` (the heads sorted), the length of the start they share, to the end of
+    the last whole line both have; 0 where that start is not ``long_enough`` to be cached."""
+    shared: list[int] = []
+    for a, b in itertools.pairwise(order):
+        x, y = heads[a], heads[b]
+        n = len(os.path.commonprefix([x, y]))  # noqa: RUF071 -- character by character is what is meant
+        if n < min(len(x), len(y)):  # they part mid-line: the last whole line both have
+            n = x.rfind("\n", 0, n) + 1
+        shared.append(n if n and long_enough(x[:n]) else 0)
+    return shared
 
 
 def trie_marks(
@@ -119,13 +135,7 @@ def trie_marks(
     ``limit`` marks a head (one is left for a mark of the caller's, within Anthropic's four): the read and the
     writes worth most (length x heads under it). Returns (key, marks) in sending order."""
     order = sorted(heads, key=lambda k: heads[k])
-    shared: list[int] = []
-    for a, b in itertools.pairwise(order):
-        x, y = heads[a], heads[b]
-        n = len(os.path.commonprefix([x, y]))  # noqa: RUF071 -- character by character is what is meant
-        if n < min(len(x), len(y)):  # they part mid-line: the last whole line both have
-            n = x.rfind("\n", 0, n) + 1
-        shared.append(n if n and long_enough(x[:n]) else 0)
+    shared = _shared_starts(heads, order, long_enough)
     planned = []
     for i, key in enumerate(order):
         read = shared[i - 1] if i else 0
@@ -139,6 +149,45 @@ def trie_marks(
         kept = sorted(writes, key=lambda n: n * writes[n], reverse=True)[: max(0, limit - (1 if read else 0))]
         planned.append((key, sorted({read, *kept} - {0})))
     return planned
+
+
+def trie_cuts(heads: Mapping[str, str], long_enough: Callable[[str], bool]) -> dict[str, list[int]]:
+    """Where each head is cut into blocks: at every start of the trie (`trie_marks`) it begins with, marked or
+    not. A cache that keys its entries on the chain of blocks up to the marked one (the stricter reading of
+    Anthropic's "identical up to and including the marked block") reads an entry only if the reader cut that start
+    into the same blocks as its writer: with the cuts a function of the text alone (every trie start a head begins
+    with), any two heads that share a start cut it alike, however differently they are marked. Marks stay within
+    the limit; blocks are not limited."""
+    order = sorted(heads, key=lambda k: heads[k])
+    starts = {heads[a][:n] for a, n in zip(order[:-1], _shared_starts(heads, order, long_enough), strict=True) if n}
+    return {key: sorted(len(s) for s in starts if head.startswith(s)) for key, head in heads.items()}
+
+
+KEYED_PROVIDERS = frozenset({"openai"})
+"""Providers whose prompt cache routes a request by ``prompt_cache_key`` with the prompt's first ~256 tokens."""
+
+
+def cache_key(model: Model, group: str) -> dict[str, Any]:
+    """Generate arguments that send ``group``'s requests (an episode: the requests that share a prompt start) with
+    their own ``prompt_cache_key``, where the provider takes one (OpenAI). OpenAI routes a request to a cache
+    machine by a hash of the prompt's first ~256 tokens and this key; above about 15 requests a minute for one
+    combination, requests overflow to machines without the entry (OpenAI's prompt-caching guide). Every
+    LongSocialBench prompt starts with the same instructions, so without a key a whole grid would hash alike.
+    The key is a digest of the group's name (stable across runs and settings: Full and CoT of one episode share
+    it, as they share its discussion). Nothing is added where the user set a key of their own (``-M
+    prompt_cache_key=...`` or ``extra_body``), nor in batch mode over chat completions, whose batch lines would
+    carry ``extra_body`` as a field of the request (the Responses API takes the key as its own field)."""
+    own_key = isinstance(getattr(model.api, "prompt_cache_key", None), str)
+    if str(model).split("/", 1)[0] not in KEYED_PROVIDERS or own_key:
+        return {}
+    config = model.config.merge(active_generate_config())
+    extra = dict(config.extra_body or {})
+    if "prompt_cache_key" in extra:
+        return {}
+    if config.batch and not getattr(model.api, "responses_api", True):
+        return {}
+    extra["prompt_cache_key"] = "socialbench-" + hashlib.sha256(group.encode()).hexdigest()[:20]
+    return {"extra_body": extra}
 
 
 def shared_part(prompt: str, item_start: str) -> str | None:

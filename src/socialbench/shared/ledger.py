@@ -132,18 +132,22 @@ def _per_request(
     model: str, usage: Any, requests: Sequence[Sequence[Any]], when: datetime | None, batch: bool, hour: bool
 ) -> float | None:
     """The list's cost of ``model``'s requests priced one by one, as the provider bills them (a long-context tier
-    applies to a request over its threshold, never to a run whose summed input is); None when the recorded requests
-    do not add up to the run's usage (a log written before requests were recorded, or a call not recorded)."""
+    applies to a request over its threshold, never to a run whose summed input is; cache writes sent with the
+    one-hour TTL at its rate, as ``cache_ttl=auto`` may switch a slow sample to them: `budgets.sent_cache_ttl`);
+    None when the recorded requests do not add up to the run's usage (a log written before requests were recorded,
+    or a call not recorded)."""
     from collections import Counter
 
-    mine = Counter(tuple(int(t) for t in r[1:5]) for r in requests if r[0] == model)
+    mine = Counter(
+        (*(int(t) for t in r[1:5]), hour or (len(r) > 5 and r[5] == "1h")) for r in requests if r[0] == model
+    )
     totals = [sum(r[i] * n for r, n in mine.items()) for i in range(4)]
     written, read = usage.input_tokens_cache_write or 0, usage.input_tokens_cache_read or 0
     if not mine or totals != [usage.input_tokens, written, read, usage.output_tokens]:
         return None
     total = 0.0
-    for (tokens_in, w, r, tokens_out), count in mine.items():
-        cost = _list_price(model, when, batch, tokens_in + w + r, w, r, tokens_out, hour)
+    for (tokens_in, w, r, tokens_out, one_hour), count in mine.items():
+        cost = _list_price(model, when, batch, tokens_in + w + r, w, r, tokens_out, bool(one_hour))
         if cost is None:
             return None
         total += cost * count

@@ -30,12 +30,14 @@ from ...shared.caching import (
     PrefixGate,
     active_connections,
     active_slots,
+    cache_key,
     first_of_each_group,
     joined,
     layout,
     layout_at,
     round_robin,
     shared_part,
+    trie_cuts,
     trie_marks,
 )
 from ...shared.embeddings import load_embedder
@@ -181,15 +183,19 @@ def _item_start(question: Question) -> str:
 
 CACHE_MARKS = "cache_marks"
 """Sample metadata: where a ``planned`` setting's prompt carries its cache marks (character offsets)."""
+CACHE_CUTS = "cache_cuts"
+"""Sample metadata: where a ``planned`` setting's prompt is cut into blocks (`shared.caching.trie_cuts`)."""
 
 
-def _laid_out(workflow: Workflow, model: Model, text: str, question: Question, marks: list[int]) -> str | list[Content]:
+def _laid_out(
+    workflow: Workflow, model: Model, text: str, question: Question, marks: list[int], cuts: list[int]
+) -> str | list[Content]:
     """The whole discussion is the same for every item of the episode: it goes first, as its own cached block.
-    A planned setting's prompt is cut at its planned marks (`plan_marks`)."""
+    A planned setting's prompt is cut at its planned marks and cuts (`plan_marks`)."""
     if workflow.prompt_cache == "prefix":
         return layout(model, text, _item_start(question))
     if workflow.prompt_cache == "planned":
-        return layout_at(model, text, marks)
+        return layout_at(model, text, marks, cuts)
     if (shared := shared_part(text, _item_start(question))) is not None:
         register_block(shared)  # sent as one string; stored once in the log where items share it (`shared.logstore`)
     return text
@@ -212,10 +218,11 @@ def retrieved_for(
 
 def plan_marks(
     workflow: Workflow, threads: Mapping[str, Thread], items: list[Item], embedder: str
-) -> tuple[list[Item], dict[str, list[int]]]:
+) -> tuple[list[Item], dict[str, list[int]], dict[str, list[int]]]:
     """``prompt_cache="planned"`` (posts chosen without the model): each episode's items in the order of their
     prompt starts' trie, with the marks that let every start two items share be written once and read by the
-    others (`shared.caching.trie_marks`); RAG also marks its whole start, which its answer reads after its notes
+    others (`shared.caching.trie_marks`), and the cuts that make every item cut a start it shares into the same
+    blocks (`shared.caching.trie_cuts`); RAG also marks its whole start, which its answer reads after its notes
     call. Retrieval shows the posts in thread order, so items often share the root and the earliest replies."""
     assert isinstance(workflow, Retrieval | StructureAware)
     groups: dict[str, list[Item]] = {}
@@ -223,15 +230,18 @@ def plan_marks(
         groups.setdefault(item.episode_id, []).append(item)
     ordered: list[Item] = []
     marks: dict[str, list[int]] = {}
+    cuts: dict[str, list[int]] = {}
     for episode_id, group in groups.items():
         thread = threads[episode_id]
         heads = {item.id: workflow.head(thread, *retrieved_for(workflow, thread, item, embedder)) for item in group}
         by_id = {item.id: item for item in group}
+        cut = trie_cuts(heads, _long_enough)
         for item_id, at in trie_marks(heads, _long_enough):
             head = heads[item_id]
             marks[item_id] = sorted({*at, len(head)}) if workflow.rereads_head and _long_enough(head) else at
+            cuts[item_id] = sorted({*cut[item_id], *marks[item_id]})
             ordered.append(by_id[item_id])
-    return ordered, marks
+    return ordered, marks, cuts
 
 
 def _shown(thread: Thread, state: TaskState) -> list[Node]:
@@ -268,6 +278,8 @@ def prepare(
             max_tokens=max_tokens,
             gate=gate,
             marks=state.metadata.get(CACHE_MARKS) or [],
+            cuts=state.metadata.get(CACHE_CUTS) or [],
+            keyed=cache_key(model, state.metadata["episode_id"]),
         )
         selection = await workflow.select(thread, question, env)
         context = await workflow.annotate(thread, selection.nodes, question, env)
@@ -278,8 +290,8 @@ def prepare(
         state.metadata["selection"] = selection.info
         state.metadata[CONTEXT] = context
         text = workflow.prompt(thread, selection.nodes, question, context)
-        marks = state.metadata.get(CACHE_MARKS) or []
-        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question, marks))]
+        marks, cuts = state.metadata.get(CACHE_MARKS) or [], state.metadata.get(CACHE_CUTS) or []
+        state.messages = [ChatMessageUser(content=_laid_out(workflow, model, text, question, marks, cuts))]
         return state
 
     return solve
@@ -333,8 +345,8 @@ def fit_context(
             state.metadata[OVERLENGTH] = True
             state.completed = True
             return state
-        state.metadata[CACHE_MARKS] = []  # re-rendered from fewer posts: the planned marks no longer fit
-        state.user_prompt.content = _laid_out(workflow, model, best[1], question, [])
+        state.metadata[CACHE_MARKS] = state.metadata[CACHE_CUTS] = []  # fewer posts: the planned marks no longer fit
+        state.user_prompt.content = _laid_out(workflow, model, best[1], question, [], [])
         state.metadata["truncated"] = {
             "strategy": "thread-order prefix",
             "kept_posts": best[0],
@@ -381,8 +393,9 @@ def answer(
             waiting = gate.turn(model, shared, _item_start(question_of(state)))
         async with waiting as turn:
             state.metadata["prefix_turn"] = turn
+            keyed = cache_key(model, state.metadata["episode_id"])
             if resolved == "logprobs":
-                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0, **keyed)
             budget = call_budget(model, workflow.max_tokens, max_tokens, reasoning)
             state.metadata["answer_budget"] = budget.as_dict()
 
@@ -391,7 +404,7 @@ def answer(
             no_cache: dict[str, Any] = {} if shares else {"cache_prompt": False}
 
             async def ask(state: TaskState) -> TaskState:
-                state = await generate(state, max_tokens=budget.tokens, **no_cache)
+                state = await generate(state, max_tokens=budget.tokens, **no_cache, **keyed)
                 record_call(state.metadata, "answer", budget, state.output)
                 return state
 
@@ -483,8 +496,9 @@ def longsocial(
     if limit is not None:  # the items asked, fixed before the send order below is chosen
         loaded = loaded[:limit]
     marks: dict[str, list[int]] = {}
+    cuts: dict[str, list[int]] = {}
     if flow.prompt_cache == "planned":
-        loaded, marks = plan_marks(flow, threads, loaded, embedder)
+        loaded, marks, cuts = plan_marks(flow, threads, loaded, embedder)
     window = active_connections() if flow.prompt_cache in ("prefix", "planned") else 1
     slots = active_slots() if flow.prompt_cache == "prefix" else 0
     if slots > 1:  # a llama-server: one request per episode in flight, episodes side by side (`shared.caching`)
@@ -499,6 +513,7 @@ def longsocial(
         if item.id in marks:
             assert sample.metadata is not None
             sample.metadata[CACHE_MARKS] = marks[item.id]
+            sample.metadata[CACHE_CUTS] = cuts[item.id]
     return Task(
         dataset=MemoryDataset(samples, name="longsocial", location=str(items_path)),
         display_name=f"longsocial/{workflow}",  # inspect view tells the settings apart

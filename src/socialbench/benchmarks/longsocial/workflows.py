@@ -65,6 +65,10 @@ class Env:
     """The task's gate for intermediate calls over a shared prefix (`ask` with ``item_start`` or ``marked``)."""
     marks: Sequence[int] = ()
     """Where the item's prompt start carries cache marks (``prompt_cache="planned"``; `shared.caching.trie_marks`)."""
+    cuts: Sequence[int] = ()
+    """Where the item's prompt start is cut into blocks (`shared.caching.trie_cuts`; the marks among them)."""
+    keyed: dict[str, Any] = field(default_factory=dict)
+    """The episode's ``prompt_cache_key`` for every call, where the provider takes one (`shared.caching.cache_key`)."""
 
     async def count(self, text: str) -> int:
         return await self.model.api.count_text_tokens(text)
@@ -84,14 +88,14 @@ class Env:
         its turn at them (RAG's notes call: the answer call reads what it wrote). Without either the call is sent
         as one string."""
         budget = self.budget(default)
-        config = GenerateConfig(max_tokens=budget.tokens)
+        config = GenerateConfig(max_tokens=budget.tokens, **self.keyed)
         if marked:
             if not self.marks:  # nothing shared and nothing read again: no cache entry to pay for
                 output = await self.model.generate(text, config=config.merge(GenerateConfig(cache_prompt=False)))
             else:
                 turn = self.gate.turn_at(self.model, text, self.marks) if self.gate else nullcontext()
                 async with turn:
-                    message = ChatMessageUser(content=layout_at(self.model, text, self.marks))
+                    message = ChatMessageUser(content=layout_at(self.model, text, self.marks, self.cuts))
                     output = await self.model.generate([message], config=config)
         elif item_start is None or self.gate is None:
             if item_start is not None and (shared := shared_part(text, item_start)) is not None:

@@ -20,7 +20,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ...shared.answers import letter_from_logprobs, strip_thinking
 from ...shared.budgets import call_budget, record_call
-from ...shared.caching import PrefixGate, layout
+from ...shared.caching import PrefixGate, cache_key, layout, shared_part
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import Pair, post_record, words
@@ -157,14 +157,15 @@ def rate_pair(
             budget = call_budget(model, RATE_TOKENS, max_tokens, reasoning)
             text = state.user_prompt.text
             state.user_prompt.content = layout(model, text, ITEM_START)
+            keyed = cache_key(model, shared_part(text, ITEM_START) or text)  # the OP's post its pairs share
             # the pairs on one OP post share it: their first request goes alone, the rest read its cache
             async with gate.turn(model, text, ITEM_START) as turn:
                 state.metadata["prefix_turn"] = turn
-                state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+                state = await generate(state, max_tokens=budget.tokens, temperature=0.0, **keyed)
                 record_call(state.metadata, "rate", budget, state.output)
             for _attempt in range(retries + 1):
                 if _attempt:
-                    state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+                    state = await generate(state, max_tokens=budget.tokens, temperature=0.0, **keyed)
                     record_call(state.metadata, "rate", budget, state.output)
                 ratings, problem = parse_ratings(state.output.completion)
                 if ratings is not None:

@@ -17,7 +17,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...conversations.model import Thread
 from ...shared.answers import balanced_gold_positions, extract_letter, letter_from_logprobs, shuffle_options
 from ...shared.budgets import call_budget, record_call
-from ...shared.caching import PrefixGate, layout
+from ...shared.caching import PrefixGate, cache_key, layout, shared_part
 from ...shared.metrics import accuracy, ci95_high, ci95_low, status
 from ...shared.outputs import OUTPUT_METRICS, output_problem
 from .data import post_record, shown_post
@@ -94,12 +94,13 @@ def choose_option(answer_mode: str = "auto", max_tokens: int | None = None, reas
         model = get_model()
         text = state.user_prompt.text
         state.user_prompt.content = layout(model, text, ITEM_START)
+        keyed = cache_key(model, shared_part(text, ITEM_START) or text)  # the post and reply its items share
         async with gate.turn(model, text, ITEM_START) as turn:
             state.metadata["prefix_turn"] = turn
             if mode == "logprobs":
-                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0)
+                return await generate(state, logprobs=True, top_logprobs=20, max_tokens=1, temperature=0.0, **keyed)
             budget = call_budget(model, CHOOSE_TOKENS, max_tokens, reasoning)
-            state = await generate(state, max_tokens=budget.tokens, temperature=0.0)
+            state = await generate(state, max_tokens=budget.tokens, temperature=0.0, **keyed)
             record_call(state.metadata, "choose", budget, state.output)
             return state
 
