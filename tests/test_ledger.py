@@ -277,6 +277,4 @@ def test_a_sample_switched_to_one_hour_writes_records_them_per_request(
     assert len(recorded) == len(sent) == 4 and 0 < hour < len(sent)  # each sample's second call switched
     assert sum(r[5:] == ["1h"] for r in recorded) == hour
     (row,) = usage_rows([str(log.location)])
-    assert row["cost"] == pytest.approx(
-        (4 * 50 * 3 + (4 - hour) * 2000 * 3.75 + hour * 2000 * 6 + 4 * 3 * 15) / 1e6
-    )
+    assert row["cost"] == pytest.approx((4 * 50 * 3 + (4 - hour) * 2000 * 3.75 + hour * 2000 * 6 + 4 * 3 * 15) / 1e6)
