@@ -659,6 +659,18 @@ def run(
                 f"expected a number of requests per batch (at least 1), got {batch!r}", param_hint="--batch"
             )
         options["batch"] = True if batch == "on" else int(batch)
+        if max_connections is not None:
+            # inspect would hold at most this many requests in flight, so each batch would carry that many and the
+            # next wait for its answers (hours on a real batch API); socialbench's schedule needs no limit there:
+            # an episode's first items go in one batch and the rest in the next (`shared.caching`)
+            options["max_connections"] = None
+            err.print(
+                f"note: --max-connections {max_connections} does not bound a batch run: every request ready goes "
+                "into the provider's batch (--batch SIZE sets its size), so an episode's first items go in one batch "
+                "and the rest in the next.",
+                highlight=False,
+                soft_wrap=True,
+            )
     if max_samples:
         options["max_samples"] = max_samples
     if model_cost_config:

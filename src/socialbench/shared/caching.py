@@ -198,9 +198,16 @@ def shared_part(prompt: str, item_start: str) -> str | None:
 
 def connections(model: Model) -> int:
     """How many requests inspect may have in flight to this model: ``--max-connections`` (the eval's or the
-    model's) if given, else the provider's default (1 for the embedded model)."""
+    model's) if given, else inspect's ceiling in batch mode, else the provider's default (1 for the embedded
+    model)."""
     config = model.config.merge(active_generate_config())  # composed as inspect does: the eval's config wins
-    return config.max_connections or model.api.max_connections()
+    if config.max_connections:
+        return config.max_connections
+    if config.batch:  # inspect's ceiling in batch mode: every request ready goes into the provider's batch
+        from inspect_ai._util.constants import DEFAULT_MAX_CONNECTIONS_BATCH
+
+        return DEFAULT_MAX_CONNECTIONS_BATCH
+    return model.api.max_connections()
 
 
 def active_connections() -> int:
