@@ -192,10 +192,14 @@ def test_longsocial_runs_are_counted_once_each_and_labelled_by_what_differs(long
     assert counted[Path(logs["killed"]).name] == "no" and counted[Path(logs["full"]).name] == "yes"
 
 
-def test_a_report_never_rereads_a_changed_episodes_file(longsocial_folder: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("since", ["changed", "gone"])
+def test_a_report_never_rereads_a_changed_episodes_file(
+    longsocial_folder: dict[str, str], tmp_path: Path, since: str
+) -> None:
     """Fig. 9 and Table 20 come from what the run recorded, so a different ``episodes.jsonl`` in the report's folder
     changes nothing; a run whose own file changed since the run is left out of Table 18 and named there, and the
-    rest of the report stands (exit 0: no table is computed over other items)."""
+    rest of the report stands (exit 0: no table is computed over other items). Issue 53: a file gone since the
+    run leaves the run out of Table 18 only, and says so in the terminal, the HTML and the table's file."""
     from socialbench.benchmarks.longsocial.report import analyses
     from socialbench.benchmarks.longsocial.task import sample_pack
 
@@ -204,7 +208,11 @@ def test_a_report_never_rereads_a_changed_episodes_file(longsocial_folder: dict[
     task = longsocial(episodes=str(episodes), workflow="bm25-k20")  # a retrieval run: Table 18 re-reads the files
     (log,) = eval(task, model=_constant("A"), limit=4, log_dir=str(tmp_path), display="none")
     before = analyses([str(log.location)])["length_vs_accuracy"]
-    episodes.write_text(episodes.read_text().replace('"text": "', '"text": "padding padding padding ', 50))
+    if since == "changed":
+        episodes.write_text(episodes.read_text().replace('"text": "', '"text": "padding padding padding ', 50))
+    else:
+        episodes.unlink()
+    reason = "changed since the runs read it" if since == "changed" else f"{episodes} is gone"
     assert analyses([str(log.location)])["length_vs_accuracy"] == before
     done = subprocess.run(
         [SOCIALBENCH, "report", "longsocial", str(log.location), "--html", str(tmp_path / "r.html"), "--tables",
@@ -214,10 +222,14 @@ def test_a_report_never_rereads_a_changed_episodes_file(longsocial_folder: dict[
         timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert "Table 18 leaves out" in done.stdout + done.stderr and reason in " ".join(
+        (done.stdout + done.stderr).split()
+    )
     html = (tmp_path / "r.html").read_text()
-    assert "Table 18 leaves out" in html and "changed since the runs read it" in html and str(episodes) in html
+    assert "Table 18 leaves out" in html and reason in html and str(episodes) in html
     (row,) = list(csv.reader((tmp_path / "t" / "longsocial-recall.csv").open()))[1:]  # no row of other items
-    assert row[0].startswith("Table 18 leaves out") and "changed since the runs read it" in row[0]
+    assert row[0].startswith("Table 18 leaves out") and reason in row[0]
+    assert all(r["episodes"] for r in before)  # Fig. 9 keeps the run: its lengths are the log's own
 
 
 def test_table_18_measures_each_run_on_its_own_files_and_every_retrieval_setting(tmp_path: Path) -> None:

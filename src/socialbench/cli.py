@@ -827,6 +827,8 @@ def report(
             if bench.document is None:
                 raise ValueError(f"benchmark {benchmark!r} has no figure report")
             doc = bench.document(every_log, compare_paper, **options)
+            for note in doc.left_out:
+                err.print(f"note: {note}", highlight=False, soft_wrap=True)
             if html_path:
                 err.print(f"wrote {reporting.write_html(doc, html_path)}")
             if figures_dir:

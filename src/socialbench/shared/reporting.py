@@ -114,6 +114,9 @@ class Document:
     title: str
     provenance: dict[str, Any]
     sections: list[Section] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    """Runs a part of the report could not use, each with its reason (also in that part's note): `socialbench
+    report` prints them, so a run missing from a figure is never missing unsaid."""
 
     def parts(self) -> list[Table | Figure]:
         parts = [p for s in self.sections for p in s.parts]

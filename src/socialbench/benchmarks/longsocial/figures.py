@@ -313,7 +313,8 @@ def document(
             + _recall_note(recall_rows)
             + "".join(" " + n for n in recall_notes),
         )
-        sections.append(Section("Evidence recall", [Figure("longsocial-recall", "Evidence recall", figure), table]))
+        drawn = Figure("longsocial-recall", "Evidence recall", figure, note=" ".join(recall_notes))
+        sections.append(Section("Evidence recall", [drawn, table]))
     elif recall_notes:
         left = Table(
             "longsocial-recall",
@@ -529,7 +530,8 @@ def document(
             )
         )
     platforms = ", ".join(PAPER_PLATFORMS.values())
-    return Document("longsocial", f"LongSocialBench report (paper platforms: {platforms})", provenance(logs), sections)
+    title = f"LongSocialBench report (paper platforms: {platforms})"
+    return Document("longsocial", title, provenance(logs), sections, left_out=recall_notes)
 
 
 def _recall_note(rows: list[dict[str, Any]]) -> str:
