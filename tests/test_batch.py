@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from conftest import anthropic_message
+
 CLI = [sys.executable, "-m", "socialbench.cli"]
 
 
@@ -28,6 +30,7 @@ class BatchServer(ThreadingHTTPServer):
         self.batches: list[list[dict[str, Any]]] = []
         self.fetched: set[int] = set()
         self.after: list[set[int]] = []
+        self.requests: list[Any] = []  # `conftest.anthropic_message` numbers its messages by it
 
     def rounds(self) -> int:
         """How many batches went one after another: a batch created after another's results were fetched is a
@@ -52,19 +55,6 @@ def _batch_info(server: BatchServer, n: int) -> dict[str, Any]:
         "archived_at": None,
         "cancel_initiated_at": None,
         "results_url": f"http://{host!s}:{port}/v1/messages/batches/msgbatch_{n}/results",
-    }
-
-
-def _message(params: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": params.get("model"),
-        "content": [{"type": "text", "text": "Final answer: A"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 3},
     }
 
 
@@ -99,10 +89,8 @@ class _BatchHandler(BaseHTTPRequestHandler):
         if parts[-1] == "results":
             with self.server.lock:
                 self.server.fetched.add(n)
-            lines = [
-                {"custom_id": r["custom_id"], "result": {"type": "succeeded", "message": _message(r["params"])}}
-                for r in self.server.batches[n]
-            ]
+            answers = [(r["custom_id"], anthropic_message(r["params"], self.server)) for r in self.server.batches[n]]
+            lines = [{"custom_id": c, "result": {"type": "succeeded", "message": m}} for c, m in answers]
             self._send("".join(json.dumps(line) + "\n" for line in lines).encode(), "application/binary")
         else:
             self._send(json.dumps(_batch_info(self.server, n)).encode())

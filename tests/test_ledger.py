@@ -17,7 +17,7 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelCost, ModelUsage, get_model
 
-from conftest import recording_server
+from conftest import anthropic_message, recording_server
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.shared.ledger import usage_rows
 
@@ -235,15 +235,8 @@ def test_cache_writes_sent_with_the_one_hour_ttl_are_billed_at_its_rate(
 
 def _writing_reply(body: dict[str, Any], server: Any) -> dict[str, Any]:
     """A Messages API answer reporting 2,000 tokens written to the cache, 50 more of input and 3 of output."""
-    return {
-        "id": f"msg_{len(server.requests)}",
-        "type": "message",
-        "role": "assistant",
-        "model": body.get("model"),
-        "content": [{"type": "text", "text": "Final answer: A"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 50, "cache_creation_input_tokens": 2000, "output_tokens": 3},
+    return anthropic_message(body, server) | {
+        "usage": {"input_tokens": 50, "cache_creation_input_tokens": 2000, "output_tokens": 3}
     }
 
 
