@@ -164,7 +164,8 @@ def call_budget(model: Model | str, default: int, given: int | None = None, decl
 
 
 REQUESTS = "model_requests"
-"""Sample metadata: one ``[model, input, cache write, cache read, output]`` token record per request."""
+"""Sample metadata: one ``[model, input, cache write, cache read, output]`` token record per request, with
+``"1h"`` after them when the request's cache writes were sent with the one-hour TTL (`sent_cache_ttl`)."""
 
 
 def sent_cache_ttl(model: str) -> str | None:
