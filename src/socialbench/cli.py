@@ -835,6 +835,8 @@ def report(
                 err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
             if tables_dir:
                 err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
+                for warning in reporting.latex_warnings(doc):  # a LaTeX table a two-column page cannot hold legibly
+                    err.print(f"warning: {warning}", highlight=False, soft_wrap=True)
 
 
 @main.command()

@@ -13,7 +13,6 @@ import html
 import json
 import math
 import re
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -114,12 +113,14 @@ class Document:
     title: str
     provenance: dict[str, Any]
     sections: list[Section] = field(default_factory=list)
+    headline: Table | None = None
+    """The table a reader meets first (each model's main numbers with intervals and n), before the contents."""
     left_out: list[str] = field(default_factory=list)
     """Runs a part of the report could not use, each with its reason (also in that part's note): `socialbench
     report` prints them, so a run missing from a figure is never missing unsaid."""
 
     def parts(self) -> list[Table | Figure]:
-        parts = [p for s in self.sections for p in s.parts]
+        parts = [*([self.headline] if self.headline is not None else []), *(p for s in self.sections for p in s.parts)]
         kinds = [(type(p).__name__, p.name) for p in parts]
         duplicates = {name for kind, name in kinds if kinds.count((kind, name)) > 1}
         if duplicates:
@@ -235,9 +236,12 @@ figure{margin:1em 0 2em}figure svg{max-width:100%;height:auto}figcaption{color:#
 .summary{background:#f6f6f6;padding:.6em 1em;border-left:3px solid #888}.summary li{margin:.15em 0}
 .warn{color:#8a3b00}details>summary{cursor:pointer;font-weight:600;margin:1em 0 .5em;overflow-wrap:anywhere}
 .summary li,code{overflow-wrap:anywhere}
-nav ol{columns:2}
-@media (max-width:600px){body{margin:1em auto;padding:0 .6em}nav ol{columns:1;padding-left:1.2em}
-table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}}
+nav ol{columns:2;column-gap:2em;list-style-position:inside;padding-left:0}nav li{break-inside:avoid;
+padding-left:1.6em;text-indent:-1.6em}.nb{white-space:nowrap}.differs{font-size:1.05em}
+.fig{max-width:100%;overflow-x:auto}.phone{display:none}
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em}nav ol{columns:1}
+table{font-size:.8em}th,td{padding:.2em .35em}h1{font-size:1.3em}
+.fig svg{max-width:none}.phone{display:block;color:#555;font-size:.85em;margin:.2em 0}}
 """
 
 
@@ -300,18 +304,28 @@ def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = No
     )
 
 
+_HYPHENATED = re.compile(r"[^\s<>&]{1,40}-[^\s<>&]{1,40}")
+"""A word with a hyphen inside (a setting's name, ``bm25-k20``): kept on one line (`_cell_html`)."""
+
+
 def _cell_html(table: Table, value: Any) -> str:
-    """A cell; an `Estimate` as its value and, smaller and free to wrap onto a second line, its CI."""
+    """A cell; an `Estimate` as its value and, smaller and free to wrap onto a second line, its CI. A hyphenated
+    word of text (``bm25-k20``, ``rag-e5-k50-a2``) is never broken at its hyphen: a narrow page scrolls the table
+    (`.wide`) rather than print ``bm25-`` / ``k20``."""
     text = table.cell(value)
     if isinstance(value, Estimate) and " [" in text:
         head, _, ci = text.partition(" [")
         return f"<span>{html.escape(head)}</span> <small>[{html.escape(ci)}</small>"
-    return html.escape(text)
+    return _HYPHENATED.sub(lambda m: f'<span class="nb">{m.group(0)}</span>', html.escape(text))
 
 
 def _figure_html(figure: Figure) -> str:
+    """The figure at the width it was drawn for, shrunk to the page; on a phone at that width in a box that scrolls
+    sideways (shrunk to 371 px no text of a figure drawn for a paper's two columns can be read), saying so."""
     return (
-        f'<figure id="{anchor(figure)}" data-part="figure">{_svg(figure.figure)}'
+        f'<figure id="{anchor(figure)}" data-part="figure"><div class="fig">{_svg(figure.figure)}</div>'
+        '<p class="phone">Drawn for a page: scroll the figure sideways to read it at its size; its numbers are in '
+        "the table of this section.</p>"
         f"<figcaption>{html.escape(figure.caption())}</figcaption></figure>"
     )
 
@@ -357,12 +371,17 @@ def render_html(doc: Document) -> str:
         + "".join(_table_html(p, samples) if isinstance(p, Table) else _figure_html(p) for p in s.parts)
         for s in doc.sections
     )
-    # a reader sees what the report covers first, its numbers next, and the full record of every run at the end
+    headline = (
+        f'<h2 id="headline">At a glance</h2>{_table_html(doc.headline, samples)}' if doc.headline is not None else ""
+    )
+    # a reader sees the answer first (the headline table: each model's main numbers, and what differs between the
+    # runs), what the report covers next, its numbers after, and the full record of every run at the end
     # (collapsed: with ten logs it is taller than a screen); what went wrong is named at the top, with a link
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
+        f'<p class="differs">{html.escape(differs_line(prov))}</p>{headline}'
         f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
         f"{_samples_html(doc, sample_rows)}"
         f'<h2 id="provenance-section">What produced this report</h2>'
@@ -447,6 +466,27 @@ def _samples_html(doc: Document, rows: Sequence[Sequence[Any]]) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></details>"
         )
     return "".join(out)
+
+
+def differs_line(prov: Mapping[str, Any]) -> str:
+    """One line on what differs between the report's runs (each field that varies, with its number of values) and
+    what they share."""
+    runs = prov["runs"]
+    if not runs:
+        return "No run is counted."
+    values: dict[str, set[str]] = {"model": {str(r["model"]) for r in runs}}
+    for r in runs:
+        for name, value in (r.get("columns") or {}).items():
+            values.setdefault(name, set()).add(str(value))
+    varying = [f"{name} ({len(v)})" for name, v in values.items() if len(v) > 1]
+    if len(runs) == 1:
+        return f"One run: {runs[0].get('label') or runs[0]['model']}."
+    if not varying:
+        return f"{len(runs)} runs that differ in nothing but their logs."
+    return (
+        f"{len(runs)} runs, differing in {', '.join(varying)}; every other part of a run's identity (items, task "
+        "arguments, generate config, code version) is the same in all of them."
+    )
 
 
 def _summary_html(doc: Document, failed: bool) -> str:
@@ -567,24 +607,77 @@ def latex_caption(title: str, note: str = "") -> str:
 
 
 def _lines(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word stays whole)."""
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+    """``text`` in lines of at most ``width`` characters, broken at spaces; a longer word (a provider's model name,
+    ``google/gemini-2.5-flash-lite-preview-09-2025``) is broken after a "/" or a "-" where it must, never inside a
+    run of letters."""
+    pieces: list[tuple[str, str]] = []  # (piece, what joins it to the piece before: a space, or nothing)
+    for word in text.split(" "):
+        glue = " "
+        while len(word) > width and (cut := max(word.rfind("/", 0, width), word.rfind("-", 0, width))) > 0:
+            pieces.append((word[: cut + 1], glue))
+            word, glue = word[cut + 1 :], ""
+        pieces.append((word, glue))
+    lines: list[str] = []
+    for piece, glue in pieces:
+        if lines and len(lines[-1]) + len(glue) + len(piece) <= width:
+            lines[-1] += glue + piece
+        else:
+            lines.append(piece)
+    return [line for line in lines if line] or [""]
 
 
 def _stack(lines: Sequence[str], align: str, where: str = "t") -> str:
     """Lines set one above the other in a cell (a nested tabular: no package needed)."""
     if len(lines) == 1:
         return lines[0]
-    return rf"\begin{{tabular}}[{where}]{{@{{}}{align}@{{}}}}" + r"\\".join(lines) + r"\end{tabular}"
+    # "\\" reads a "[" after it as its optional space: a line that starts with one ("[fell back to Full ...]")
+    # would not compile; \relax ends the line break's arguments
+    return rf"\begin{{tabular}}[{where}]{{@{{}}{align}@{{}}}}" + r"\\\relax ".join(lines) + r"\end{tabular}"
 
 
-def latex_table(table: Table) -> str:
-    """A booktabs table that pdflatex compiles as written (``booktabs`` and ``graphicx``, both in every TeX
-    distribution) and that fits the column of a two-column paper: text columns left-aligned and wrapped, number
-    columns right-aligned with every number rounded to the table's decimals, so the means line up on the decimal
-    point, with an interval on a second, smaller line under its mean; real minus signs; headers wrapped; a table
-    wider than one column set across both (``table*``), and scaled down to the line only where it is still wider.
-    Each cell is typeset from the same text as the HTML table."""
+_TEXT_HEIGHT_PT = 592
+"""\textheight of a 10 pt article on letter paper (A4: 595 pt): no float may be taller."""
+_PART_HEIGHT_PT = 420
+"""The most rows of a table one float holds (estimated; its caption, header and rules take the rest of a page)."""
+_LINE_PT, _SMALL_LINE_PT, _ROW_PT = 12.0, 8.5, 2.0
+r"""Estimated heights: a line of 10 pt text, a line of ``\scriptsize`` (an interval), the space between rows."""
+MIN_SCALE = 0.7
+"""A table is never shrunk below this share of its natural size (10 pt text no smaller than 7 pt)."""
+
+
+@dataclass(frozen=True)
+class LatexFit:
+    """How a table will sit on a two-column page (estimated before any TeX runs: ~5 pt per character)."""
+
+    name: str
+    width_pt: float
+    parts: int
+    both_columns: bool
+
+    @property
+    def scale(self) -> float:
+        line = 469.0 if self.both_columns else float(_COLUMN_WIDTH_PT)
+        return min(1.0, line / self.width_pt) if self.width_pt else 1.0
+
+    def warning(self) -> str | None:
+        if self.scale >= MIN_SCALE:
+            return None
+        return (
+            f"{self.name}.tex: about {self.width_pt:.0f} pt wide, so it would be shrunk to ~{self.scale:.0%} of its "
+            f"size, under {MIN_SCALE:.0%} (text smaller than 7 pt); set it in landscape (\\begin{{sidewaystable*}}) "
+            "or drop columns from the CSV, or report fewer runs at once"
+        )
+
+
+_TEXT_WRAP = 16
+"""characters: a text cell's lines (a setting's or a model's name wraps; a 12-column grid stays over 70%)."""
+_CHAR_PT, _SMALL_CHAR_PT = 4.6, 3.4
+"""Estimated width of a character at 10 pt and at ``\\scriptsize`` (Computer Modern: digits 5 pt, letters ~4.5)."""
+
+
+def _latex_cells(table: Table) -> tuple[list[bool], list[list[str]], list[list[list[str]]], list[float]]:
+    """The table's cells as TeX lines: whether each column is numeric, the header's lines, each row's cells' lines,
+    and each column's estimated width (pt)."""
     numeric = [table.numeric(i) for i in range(len(table.columns))]
     header_lines = [_lines(c, 8 if n else 16) for c, n in zip(table.columns, numeric, strict=True)]
     body: list[list[list[str]]] = []
@@ -596,13 +689,66 @@ def latex_table(table: Table) -> str:
                 mean, _, rest = text.partition(" [")
                 cells.append([mean, "[" + rest])
             else:
-                cells.append(_lines(text, 10**6 if number else 24))
+                cells.append(_lines(text, 10**6 if number else _TEXT_WRAP))
         body.append(cells)
     widths = [
-        max([len(line) for line in header_lines[i]] + [len(line) for row in body for line in row[i]])
+        max(
+            [len(line) * _CHAR_PT for line in header_lines[i]]
+            + [_line_pt(line, k) for row in body for k, line in enumerate(row[i])]
+        )
         for i in range(len(table.columns))
     ]
-    wide = sum(w * 5 + 8 for w in widths) > _COLUMN_WIDTH_PT  # ~5 pt per character at 10 pt, 8 pt of column sep
+    return numeric, header_lines, body, widths
+
+
+def _line_pt(line: str, k: int) -> float:
+    """Estimated width of a cell's ``k``-th line: an interval under its mean is set in ``\\scriptsize``."""
+    return len(line) * (_SMALL_CHAR_PT if k == 1 and line.startswith("[") else _CHAR_PT)
+
+
+def _row_height(cells: list[list[str]]) -> float:
+    return _ROW_PT + max(
+        (_LINE_PT + (_SMALL_LINE_PT if len(c) == 2 and c[1].startswith("[") else _LINE_PT * (len(c) - 1)))
+        for c in cells
+    )
+
+
+def _parts(body: list[list[list[str]]], scale: float = 1.0) -> list[list[list[list[str]]]]:
+    """The rows in runs that each fit one float (`_PART_HEIGHT_PT` once shrunk by ``scale``); one run when they
+    all do."""
+    parts: list[list[list[list[str]]]] = [[]]
+    height = 0.0
+    for row in body:
+        h = _row_height(row) * scale
+        if parts[-1] and height + h > _PART_HEIGHT_PT:
+            parts.append([])
+            height = 0.0
+        parts[-1].append(row)
+        height += h
+    return parts
+
+
+def latex_fit(table: Table) -> LatexFit:
+    """Where `latex_table` will put ``table`` and at what scale (estimated), for a warning before any TeX runs."""
+    _, _, body, widths = _latex_cells(table)
+    width = sum(w + 8 for w in widths)  # 8 pt of column separation
+    both = width > _COLUMN_WIDTH_PT
+    scale = min(1.0, (469.0 if both else _COLUMN_WIDTH_PT) / width) if width else 1.0
+    return LatexFit(_slug(table.name), width, len(_parts(body, scale)), both)
+
+
+def latex_table(table: Table) -> str:
+    """A booktabs table that pdflatex compiles as written (``booktabs`` and ``graphicx``, both in every TeX
+    distribution) and that fits the column of a two-column paper: text columns left-aligned and wrapped (a long
+    model name broken after a "/" or "-"), number columns right-aligned with every number rounded to the table's
+    decimals, so the means line up on the decimal point, with an interval on a second, smaller line under its mean;
+    real minus signs; headers wrapped; a table wider than one column set across both (``table*``), and scaled down
+    to the line only where it is still wider. A table taller than a page is split into floats that each fit one
+    (its header repeated, the later ones captioned "continued" under the same number; ``longtable`` cannot be used
+    in two columns). Where a part is shrunk below `MIN_SCALE` TeX says so (``\typeout``), naming the table. Each
+    cell is typeset from the same text as the HTML table."""
+    numeric, header_lines, body, _ = _latex_cells(table)
+    fit = latex_fit(table)
 
     def tex(line: str, number: bool) -> str:
         out = latex_text(line)
@@ -618,27 +764,35 @@ def latex_table(table: Table) -> str:
         _stack([latex_text(line) for line in lines], "r" if n else "l", "b")
         for lines, n in zip(header_lines, numeric, strict=True)
     )
-    rows = [" & ".join(cell(c, n) for c, n in zip(row, numeric, strict=True)) + r" \\" for row in body]
-    environment = "table*" if wide else "table"
-    return "\n".join(
-        [
+    environment = "table*" if fit.both_columns else "table"
+    parts = _parts(body, fit.scale)
+    caption = latex_text(latex_caption(table.title, table.note))
+    short = latex_text(latex_caption(table.title))
+    out: list[str] = []
+    for k, rows in enumerate(parts):
+        if k == 0:
+            captioned = [rf"\caption{{{caption}}}", rf"\label{{tab:{_slug(table.name)}}}"]
+        else:  # the same number as the first part
+            captioned = [r"\addtocounter{table}{-1}", rf"\caption{{{short} (continued, part {k + 1} of {len(parts)})}}"]
+        out += [
             rf"\begin{{{environment}}}[tbp]",
             r"\centering",
-            rf"\caption{{{latex_text(latex_caption(table.title, table.note))}}}",
-            rf"\label{{tab:{_slug(table.name)}}}",
+            *captioned,
             r"\setbox0=\hbox{\setlength{\tabcolsep}{4pt}%",
             rf"\begin{{tabular}}{{{spec}}}",
             r"\toprule",
             head + r" \\",
             r"\midrule",
-            *rows,
+            *(" & ".join(cell(c, n) for c, n in zip(row, numeric, strict=True)) + r" \\" for row in rows),
             r"\bottomrule",
             r"\end{tabular}}%",
+            rf"\ifdim{MIN_SCALE}\wd0>\linewidth\typeout{{socialbench: table {_slug(table.name)} is shrunk below "
+            rf"{MIN_SCALE * 100:.0f} percent of its size to fit the line: set it in landscape or drop columns}}\fi",
             r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\box0}\else\box0\fi",
             rf"\end{{{environment}}}",
             "",
         ]
-    )
+    return "\n".join(out)
 
 
 def _write_parquet(path: Path, columns: list[str], rows: list[list[Any]]) -> Path:
@@ -657,6 +811,11 @@ def _write_parquet(path: Path, columns: list[str], rows: list[list[Any]]) -> Pat
     with atomic_writer(path, binary=True) as handle:
         frame.to_parquet(handle, index=False)
     return path
+
+
+def latex_warnings(doc: Document) -> list[str]:
+    """One line per table that will not fit a two-column page at a readable size, naming it and what to do."""
+    return [w for part in doc.parts() if isinstance(part, Table) and (w := latex_fit(part).warning())]
 
 
 def write_tables(doc: Document, folder: str | Path) -> list[Path]:

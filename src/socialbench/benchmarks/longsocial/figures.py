@@ -45,6 +45,38 @@ def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str =
     return from_line(line, value=value, n=n).scaled()
 
 
+def headline(cells: list[dict[str, Any]]) -> Table:
+    """The report's first table: per model (and variant), how many settings it ran, its Full accuracy and its best
+    non-diagnostic setting (every setting that reaches the maximum is named), each % [95% CI] with n."""
+    rows: list[list[Any]] = []
+    logs: list[str | list[str] | None] = []
+    for model in sorted({c["model"] for c in cells}):
+        mine = [c for c in cells if c["model"] == model]
+        full = next((c for c in mine if c["setting"] == "full"), None)
+        method = [c for c in mine if not c.get("diagnostic") and c.get("accuracy") is not None]
+        top = max((c["accuracy"] for c in method), default=None)
+        best = [c for c in method if c["accuracy"] == top]
+        rows.append(
+            [
+                model,
+                len(mine),
+                _pct_estimate(full),
+                (", ".join(c["workflow"] for c in best) if len(best) < 4 else f"{len(best)} settings tie") or None,
+                _pct_estimate(best[0] if best else None),
+            ]
+        )
+        logs.append(sorted({c["log"] for c in [*([full] if full else []), *best]}))
+    return Table(
+        "longsocial-headline",
+        "Each model's Full accuracy and its best setting† (% [95% CI], n = items asked); † the highest of its "
+        "non-diagnostic settings, chosen after the fact (Table 13's Best†)",
+        ["model", "settings run", "Full", "best setting†", "best†"],
+        rows,
+        show_n=True,
+        row_logs=logs,
+    )
+
+
 def _family_estimate(family: dict[str, Any]) -> Estimate:
     low, high = family["ci95"] or (None, None)
     return Estimate(family["mean"], low, high, family["cells"])
@@ -531,7 +563,10 @@ def document(
         )
     platforms = ", ".join(PAPER_PLATFORMS.values())
     title = f"LongSocialBench report (paper platforms: {platforms})"
-    return Document("longsocial", title, provenance(logs), sections, left_out=recall_notes)
+    return Document(
+        "longsocial", title, provenance(logs), sections, headline=headline(cells) if cells else None,
+        left_out=recall_notes,
+    )  # fmt: skip
 
 
 def _recall_note(rows: list[dict[str, Any]]) -> str:

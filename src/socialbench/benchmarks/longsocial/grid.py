@@ -186,6 +186,7 @@ def grid(runs: list[Run]) -> list[dict[str, Any]]:
         cells.append(
             {
                 "workflow": run.label,
+                "setting": run.workflow,
                 "family": run.family,
                 "diagnostic": run.diagnostic,
                 "model": run.model,

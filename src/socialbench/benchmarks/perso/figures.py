@@ -186,7 +186,31 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 ],
             )
         )
-    return Document("perso", "PerSo report", provenance(logs), sections)
+    top = headline(behavioral, cognitive) if behavioral or cognitive else None
+    return Document("perso", "PerSo report", provenance(logs), sections, headline=top)
+
+
+def headline(behavioral: list[dict[str, Any]], cognitive: list[dict[str, Any]]) -> Table:
+    """The report's first table: per run label, behavioral accuracy over all pairs (n = pairs) and cognitive
+    accuracy per dimension (n = items), each % [95% CI]; blank where that task was not run."""
+    by_task = {"behavioral": {_label(r): r for r in behavioral}, "cognitive": {_label(r): r for r in cognitive}}
+    labels = list(dict.fromkeys([*by_task["behavioral"], *by_task["cognitive"]]))
+    rows: list[list[Any]] = []
+    logs: list[str | list[str] | None] = []
+    for label in labels:
+        b, c = by_task["behavioral"].get(label), by_task["cognitive"].get(label)
+        pairs = from_line(b["all"], n="pairs").scaled() if b else None
+        rows.append([label, pairs, *[_pct_estimate(c[d]) if c else None for d in DIMENSIONS]])
+        logs.append([r["log"] for r in (b, c) if r])
+    return Table(
+        "perso-headline",
+        "Each model's accuracy % [95% CI]: behavioral over all pairs (n = pairs; both orders of a pair together), "
+        "cognitive per dimension (n = items); chance is 50% and 25%",
+        ["model", "behavioral", *(f"cognitive: {d}" for d in DIMENSIONS)],
+        rows,
+        show_n=True,
+        row_logs=logs,
+    )
 
 
 def _share(percent: float | None) -> float | None:

@@ -368,7 +368,11 @@ def document(
 ) -> Document:
     rows = analysis.score_rows(logs)
     models = sorted({r["model"] for r in rows})
-    sections = [_scores_section(rows, models, compare_paper), *_group_sections(rows, models)]
+    scores = _scores_section(rows, models, compare_paper)
+    # Table 1 (each model's scores with intervals and n) is the report's first table; its figure stays in its section
+    table1 = next(p for p in scores.parts if isinstance(p, Table) and p.name == "sibench-table1")
+    scores.parts.remove(table1)
+    sections = [scores, *_group_sections(rows, models)]
     for extra in (
         _ablation_section(rows, compare_paper),
         _style_section(rows),
@@ -377,4 +381,4 @@ def document(
     ):
         if extra is not None:
             sections.append(extra)
-    return Document("sibench", "SI-Bench report", provenance(logs), sections)
+    return Document("sibench", "SI-Bench report", provenance(logs), sections, headline=table1)
