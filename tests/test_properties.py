@@ -236,8 +236,10 @@ def cognitive_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
     token = studies.load(folder)["pages"]
     state = {
         "user_id": "a",
-        "instance_id_to_label_to_value": {
-            f"{item}_{token}": [[{"schema": "answer", "name": "ABCD"[k["gold"]]}, "ABCD"[k["gold"]]]]
+        "instance_id_to_label_to_value": {  # a page per post and reply: one answer per dimension
+            f"{item}_{token}": [
+                [{"schema": f"answer_{d}", "name": "ABCD"[e["gold"]]}, "ABCD"[e["gold"]]] for d, e in k["items"].items()
+            ]
             for item, k in studies.key(folder).items()
         },
         "instance_id_to_behavioral_data": {},
@@ -292,4 +294,5 @@ def test_study_score_over_corrupted_saves_refuses_in_one_line_or_scores_only_wha
     shown = studies.key(folder)
     for row in rows:
         assert row.item in shown and row.annotator == "a"
-        assert set(row.values) <= {"answer"} and row.values["answer"] in ("A", "B", "C", "D")
+        assert set(row.values) <= {"answer_belief", "answer_emotion", "answer_intent"}
+        assert all(v in ("A", "B", "C", "D") for v in row.values.values())

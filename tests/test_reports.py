@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
@@ -502,11 +503,13 @@ def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browse
         page.goto((folder / "report.html").as_uri())
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport, (bench, width)
-        # the summary and the contents come first; the record of every run is at the end
+        # issue 52: the headline table opens the page (on the first screen, at either width), then the summary and
+        # the contents; the record of every run is at the end
         order = page.evaluate(
-            "['.summary', 'nav', '#provenance-section'].map(s => document.querySelector(s).getBoundingClientRect().top)"
+            "['#headline', '.summary', 'nav', '#provenance-section']"
+            ".map(s => document.querySelector(s).getBoundingClientRect().top)"
         )
-        assert order == sorted(order) and order[1] < 900, (bench, order)
+        assert order == sorted(order) and order[0] < 450, (bench, order)
         if viewport == 390:
             page.close()
             continue
@@ -517,7 +520,8 @@ def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browse
         assert too_wide == [], (bench, too_wide)  # no table needs its own scroll bar either
         html = (folder / "report.html").read_text()
         assert "{'" not in html, bench  # settings as key: value lines, not a Python dict
-        links = page.locator("a[title='the samples behind this number']")
+        # a number of one run (the headline's rows pool several: they link to the list of their runs)
+        links = page.locator("a[title='the samples behind this number'][href^='#samples-']")
         if links.count():  # a number's link opens its run's samples, collapsed until then
             target = links.first.get_attribute("href")
             assert target is not None and page.locator(target).get_attribute("open") is None
@@ -623,7 +627,16 @@ def test_figures_with_many_series_keep_their_plot_and_tell_every_series_apart(co
     if len(panels) > 1:
         assert all(len(ax.patches) <= 9 * 4 + 4 for ax in panels)  # ≤ 9 bars per group, n/a stubs, no more
     points = {n: [(float(i), 0.5)] for i, n in enumerate(names)}
-    check_figure(scatter("many series", points, "x", "y"), f"scatter-{count}")
+    spread = scatter("many series", points, "x", "y")
+    check_figure(spread, f"scatter-{count}")
+    # issue 52: the panels of one figure never show one look for two series (two panels' first series were both
+    # dark blue), and a 15-series scatter is small multiples too, each panel's legend beside it
+    for figure in (grouped, spread):
+        legends = [*figure.figure.legends, *(ax.get_legend() for ax in figure.figure.axes if ax.get_legend())]
+        looks = [_look(h) for legend in legends for h, t in zip(legend.legend_handles, legend.get_texts(), strict=True)
+                 if t.get_text().startswith("model-")]  # fmt: skip
+        assert len(looks) == count and len(set(looks)) == count
+    assert len([ax for ax in spread.figure.axes if ax.get_legend()]) == (0 if count <= 9 else math.ceil(count / 9))
     shares = {n: [1 / count] * 4 for n in names}
     check_figure(stacked_shares("many shares", groups, shares), f"shares-{count}")
     # settings with their marks as rows of one model's column (the labels once took the width: no plot at all)
@@ -643,12 +656,33 @@ def test_zero_bars_are_drawn_accuracy_ticks_stop_at_100_and_one_digit_counts_sta
     (ax,) = zero.figure.axes
     drawn = [line for line in ax.get_lines() if isinstance(line, Line2D) and list(line.get_ydata()) == [0, 0]]
     assert drawn and drawn[0].get_color() == PALETTE[0] and drawn[0].get_linewidth() > 2
+    # issue 52: a 0% bar was invisible: the axes clipped half of its line and the spine covered the rest
+    assert not drawn[0].get_clip_on() and drawn[0].get_zorder() > ax.spines["bottom"].get_zorder()
     full = bars("all right", ["a", "b"], {"m": [Estimate(1.0, 0.6, 1.0, 8), Estimate(1.0, 0.6, 1.0, 8)]})
     assert max(full.figure.axes[0].get_yticks()) == 100 and full.figure.axes[0].get_ylim()[1] > 100
     many = {f"s{i}": [Estimate(0.5, 0.2, 0.8, 8)] * 6 for i in range(5)}
     narrow = bars("narrow bars", [f"g{i}" for i in range(6)], many)
     counts = [t for t in narrow.figure.axes[0].texts if t.get_text() == "8"]
     assert counts and all(t.get_rotation() == 0 for t in counts)
+
+
+@pytest.mark.parametrize("series", [4, 8, 15])
+def test_neighbouring_counts_never_run_together(series: int) -> None:
+    """Issue 52: the n labels of neighbouring bars ran together ("66", "666" read "66666"). Whatever a figure's width
+    and its number of series, two labels side by side leave a space between them, or the n go to the caption."""
+    from socialbench.shared.figures import COLUMN_WIDTH, TEXT_WIDTH, Estimate, bars
+
+    for width in (COLUMN_WIDTH, TEXT_WIDTH):
+        values = {f"s{i}": [Estimate(0.5, 0.4, 0.6, 66 if i % 2 else 666)] * 3 for i in range(series)}
+        drawn = bars("counts", ["a", "b", "c"], values, width=width).figure
+        drawn.canvas.draw()
+        renderer = drawn.canvas.get_renderer()
+        gap = drawn.dpi / 72 * 1.5  # 1.5 pt: a space at 7 pt is ~2 pt
+        for ax in drawn.axes:
+            boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text() in ("66", "666", "n=66", "n=666")]
+            for a, b in itertools.combinations(boxes, 2):
+                if min(a.y1, b.y1) - max(a.y0, b.y0) > 0:  # side by side
+                    assert max(b.x0 - a.x1, a.x0 - b.x1) >= gap, (series, width, a, b)
 
 
 def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: dict[str, list[str]]) -> None:
@@ -717,6 +751,6 @@ def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[
         for row in re.findall(r"<tr><td>(.*?)</tr>", grid):
             linked = set(re.findall(r'href="#samples-(\d+)"', row))
             assert len(linked) == 1, row  # a row's numbers all open the same run's samples
-            (setting, model) = re.findall(r"<td>([^<]*)</td>", "<td>" + row)[:2]
+            (setting, model) = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", "<td>" + row)][:2]
             header = read_eval_log(runs[int(linked.pop())], header_only=True).eval
             assert header.model == model and str(header.task_args.get("workflow", "full")) in setting, row

@@ -94,8 +94,9 @@ def _plan(kind: str, annotator: str, item: str, key: dict[str, Any]) -> dict[str
         }
     if kind == "perso-behavioral":  # equal ratings cannot be saved (issue 50): bob prefers Response 2
         return {"rating_1": "4", "rating_2": "1"} if annotator == "ann" else {"rating_1": "2", "rating_2": "3"}
-    if kind == "perso-verify":
-        return {"gold": "5" if annotator == "ann" else "4", "distractors": "3"}
+    if kind == "perso-verify":  # a page per post and reply: each of its items rated
+        return {f"{part}_{d}": ("5" if annotator == "ann" else "4") if part == "gold" else "3"
+                for d in key["items"] for part in ("gold", "distractors")}  # fmt: skip
     raise AssertionError(kind)
 
 
@@ -138,6 +139,7 @@ def _drive(
 def _secrets(key: dict[str, Any]) -> list[str]:
     """Values only the key holds (long enough not to occur by chance in a page)."""
     picks = [key.get(k) for k in ("item_id", "pair_id", "model", "log", "episode_id")]
+    picks += [entry.get("item_id") for entry in (key.get("items") or {}).values()]  # PerSo: a page's items
     return [str(v) for v in picks if isinstance(v, str) and len(v) > 5] + ["cot_first", "winner_first"]
 
 
@@ -179,7 +181,7 @@ def test_a_study_end_to_end_in_a_browser_with_a_server_restart(kind: str, tmp_pa
             for page, user in ((ann, "ann"), (bob, "bob")):
                 # the old session did not survive the restart
                 potato_login(page, base, user, record["annotators"][user])
-                limit = 1 if kind == "perso-verify" else None  # 24 items: two each are enough here
+                limit = 1 if kind == "perso-verify" else None  # 8 pages of three items: two each are enough here
                 _drive(page, base, user, record["annotators"][user], record, keys, clicked, limit, leaks)
     finally:
         server.kill()
@@ -242,7 +244,7 @@ def _check_scores(kind: str, result: dict[str, Any], clicked: dict[tuple[str, st
         assert group["n"]["ann"] == len(mine)  # ann rates Response 1 higher: right where the winner came first
         assert round(group["accuracy"]["ann"] * len(mine)) == sum(keys[i]["winner_first"] for i in mine)
     elif kind == "perso-verify":
-        golds = [int(p["gold"]) for p in regular.values()]
+        golds = [int(v) for p in regular.values() for q, v in p.items() if q.startswith("gold_")]
         assert result["likert"]["gold"]["mean"] == pytest.approx(sum(golds) / len(golds))
 
 

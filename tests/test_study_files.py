@@ -29,7 +29,9 @@ def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path:
     assert config["user_config"]["allow_all_users"] is False and set(record["annotators"]) == {"a", "b", "c"}
     served = (folder / "server" / "data" / "items.jsonl").read_text()
     assert all(set(json.loads(line)) == {"id", "html"} for line in served.splitlines())
-    assert not any(k["item_id"] in served for k in keys.values())  # item ids (and their gold) stay in the key
+    # item ids (and their gold) stay in the key; issue 52: one page per post and reply, with its three items
+    assert len(keys) == 8 and all(set(k["items"]) == {"belief", "emotion", "intent"} for k in keys.values())
+    assert not any(e["item_id"] in served for k in keys.values() for e in k["items"].values())
     again = _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a")
     assert again.returncode == 2 and "already exists" in again.stderr  # never overwrites a study
     mine = tmp_path / "papers"  # nor a folder of the user's own files (issue 37)
@@ -48,8 +50,8 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
     record, keys = studies.load(folder), studies.key(folder)
     tasks = json.loads((folder / "label-studio" / "tasks.json").read_text())
     assert {t["data"]["id"] for t in tasks} == {f"{i}_{record['pages']}" for i in keys}
-    assert '<Choices name="answer"' in (folder / "label-studio" / "config.xml").read_text()
-    belief = [i for i, k in keys.items() if k["dimension"] == "belief"]
+    assert '<Choices name="answer_belief"' in (folder / "label-studio" / "config.xml").read_text()
+    belief = list(keys)  # every page holds a belief item
     picks = {"a": ["A", "B", "C", "D", "A", "B", "C", "D"], "b": ["A", "B", "C", "A", "A", "B", "D", "D"]}
     export = [
         {
@@ -57,7 +59,7 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
             "annotations": [
                 {
                     "completed_by": {"email": who},
-                    "result": [{"from_name": "answer", "value": {"choices": [picks[who][n]]}}],
+                    "result": [{"from_name": "answer_belief", "value": {"choices": [picks[who][n]]}}],
                 }
                 for who in ("a", "b")
             ],
@@ -69,7 +71,7 @@ def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
     assert scored.returncode == 0, scored.stderr
     group = json.loads(scored.stdout)["groups"]["cognitive:belief"]
     assert group["pairwise_cohen"]["a-b"] == pytest.approx(cohen_kappa_score(picks["a"], picks["b"]))
-    golds = ["ABCD"[keys[i]["gold"]] for i in belief]
+    golds = ["ABCD"[keys[i]["items"]["belief"]["gold"]] for i in belief]
     right = sum(p == g for p, g in zip(picks["a"], golds, strict=True))
     assert group["accuracy"]["a"] == pytest.approx(right / len(golds))
 
@@ -91,7 +93,7 @@ def test_a_study_scores_against_what_it_showed_and_refuses_what_it_did_not(tmp_p
     record, keys = studies.load(folder), studies.key(folder)
     answers = [
         {"data": {"id": f"{item}_{record['pages']}"}, "annotations": [{"completed_by": {"email": "a"}, "result": [
-            {"from_name": "answer", "value": {"choices": ["ABCD"[k["gold"]]]}}]}]}
+            {"from_name": f"answer_{d}", "value": {"choices": ["ABCD"[e["gold"]]]}} for d, e in k["items"].items()]}]}
         for item, k in keys.items()
     ]  # fmt: skip
     export = folder / "label-studio" / "export.json"
@@ -124,12 +126,12 @@ def test_a_save_copied_from_another_study_over_the_same_items_is_refused(tmp_pat
     token = studies.load(first)["pages"]
     assert token != studies.load(second)["pages"]
     item = sorted(studies.key(first))[0]
-    state = {"user_id": "a", "instance_id_to_label_to_value": {f"{item}_{token}": [[{"schema": "answer"}, "A"]]}}
+    state = {"user_id": "a", "instance_id_to_label_to_value": {f"{item}_{token}": [[{"schema": "answer_belief"}, "A"]]}}
     for folder in (first, second):
         saved = folder / "server" / "annotation_output" / "a" / "user_state.json"
         saved.parent.mkdir(parents=True)
         saved.write_text(json.dumps(state))
-    assert [(a.item, a.values) for a in studies.answers(first)] == [(item, {"answer": "A"})]
+    assert [(a.item, a.values) for a in studies.answers(first)] == [(item, {"answer_belief": "A"})]
     copied = second / "server" / "annotation_output" / "a" / "user_state.json"
     before = copied.read_bytes()
     refused = _cli("study", "score", str(second))

@@ -426,7 +426,7 @@ def bars(
         for local, i in enumerate(members):
             name, values = ours[i]
             offset = x - 0.4 + slot * (local + 0.5)
-            look = series_style(local)  # a panel's own styles: its legend is beside it
+            look = series_style(i)  # the figure's own style per series: no two panels show one colour for two series
             color = look["color"]
             label = _wrap(name, PANEL_LEGEND_WIDTH - 0.35, MIN_FONT) if faceted else name
             panel.handles.append(Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=label))
@@ -438,10 +438,11 @@ def bars(
                 value = float(est.value or 0.0) * scale
                 ax.bar(offset[j], value, slot * 0.92, color=color, hatch=look["hatch"], edgecolor="white", lw=0,
                        zorder=2)  # fmt: skip
-                if value == 0:  # a bar of height 0 would draw nothing: a thick line in the series' colour at 0
+                if value == 0:  # a bar of height 0 would draw nothing: a thick line in the series' colour over the
+                    # axis line, not clipped by the axes (half of it would be) nor hidden under the spine
                     half = slot * 0.46
-                    ax.plot([offset[j] - half, offset[j] + half], [0, 0], color=color, lw=2.5,
-                            solid_capstyle="butt", zorder=3)  # fmt: skip
+                    ax.plot([offset[j] - half, offset[j] + half], [0, 0], color=color, lw=3.5,
+                            solid_capstyle="butt", zorder=4, clip_on=False)  # fmt: skip
                 values_seen.append(value)
                 if est.low is not None and est.high is not None:
                     lo, hi = est.low * scale, est.high * scale
@@ -491,8 +492,8 @@ def bars(
             panel.ax.set_title(f"series {members.start + 1}–{members.stop} of {len(ours)}", loc="left",
                                fontsize=MIN_FONT)  # fmt: skip
             panel.ax.legend(handles=panel.handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-        _note(fig, f"{len(ours)} series in {len(panels)} panels over the same groups and scale; each panel's "
-                   "colours are its own (see its legend).")  # fmt: skip
+        _note(fig, f"{len(ours)} series in {len(panels)} panels over the same groups and scale; each series has a "
+                   "look of its own (colour, and past nine a fill pattern) across the panels.")  # fmt: skip
     else:
         axes[0].set_title(_wrap(title, width - 0.4))
     slot_pt = _slot_points(fig, axes[0], 1, slot)
@@ -501,12 +502,14 @@ def bars(
     counts = sorted({e.n for _, e in estimates if e.n})
     digits = len(str(counts[-1])) if counts else 1
     # one way of writing n for the whole figure, the widest that fits every slot: "n=1000" is wider than "n=4"
-    if slot_pt >= (len(n_label) + 1 + digits) * DIGIT_PT:
+    # each label needs its width and a gap of a space's width (half a digit's): "66" and "666" side by side must
+    # not read "66666"
+    if slot_pt >= (len(n_label) + 1.5 + digits) * DIGIT_PT:
         counted: CountStyle = "named"
-    elif slot_pt >= digits * DIGIT_PT:
+    elif slot_pt >= (digits + 0.5) * DIGIT_PT:
         counted = "bare"
     else:
-        counted = "vertical" if slot_pt >= MIN_FONT + 1 else "none"
+        counted = "vertical" if slot_pt >= MIN_FONT + 2 else "none"
     for panel in drawn:
         for at_x, est in panel.estimates:
             _count_or_stub(panel.ax, at_x, est, ylim, slot, slot_pt, scale, lift, n_label, counted)
@@ -669,32 +672,61 @@ def scatter(
     fits: Mapping[str, tuple[float, float]] | None = None,
 ) -> Figure:
     """One point series per label (e.g. per model), with a per-series note in the legend (e.g. Spearman's rho);
-    ``fits`` draws a series' least-squares line (slope, intercept) over its x range."""
-    fig, ax = _new(COLUMN_WIDTH, 2.8)
-    handles = []
-    for i, (name, pts) in enumerate(points.items()):
-        note = (annotations or {}).get(name, "")
-        look = series_style(i)
-        handles.append(
-            Line2D([], [], ls="none", marker=look["marker"], color=look["color"], label=f"{name} {note}".strip())
-        )
-        if not pts:
-            continue
-        xs, ys = zip(*pts, strict=True)
-        ax.scatter(xs, [y * scale_y for y in ys], s=14, marker=look["marker"], color=look["color"])
-        if fits and name in fits:
-            slope, intercept = fits[name]
-            ends = [min(xs), max(xs)]
-            ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=look["color"], lw=1.0)
+    ``fits`` draws a series' least-squares line (slope, intercept) over its x range.
+
+    Past `FACET_SERIES` series the points are small multiples, as `bars` draws them: panels stacked over the same
+    axes, each with up to nine series and its legend beside it (fifteen series in one plot stacked their markers,
+    and their legend under it was twice the plot's height)."""
+    series = list(points.items())
+    panels = _panels(len(series))
+    faceted = len(panels) > 1
+
+    def label(name: str) -> str:
+        text = f"{name} {(annotations or {}).get(name, '')}".strip()
+        return _wrap(text, PANEL_LEGEND_WIDTH - 0.35, MIN_FONT) if faceted else text
+
+    if faceted:
+        rows = max(sum(1 + label(series[i][0]).count("\n") for i in members) for members in panels)
+        panel_height = max(1.6, rows * LEGEND_ROW + 0.35)
+        fig = Figure(figsize=(TEXT_WIDTH, min(9.0, 0.8 + panel_height * len(panels))), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = list(np.atleast_1d(fig.subplots(len(panels), 1, sharex=True, sharey=True)))
+    else:
+        fig, ax = _new(COLUMN_WIDTH, 2.8)
+        axes = [ax]
+    every_handle = []
+    for ax, members in zip(axes, panels, strict=True):
+        handles = []
+        for i in members:
+            name, pts = series[i]
+            look = series_style(i)
+            handles.append(Line2D([], [], ls="none", marker=look["marker"], color=look["color"], label=label(name)))
+            if not pts:
+                continue
+            xs, ys = zip(*pts, strict=True)
+            ax.scatter(xs, [y * scale_y for y in ys], s=14, marker=look["marker"], color=look["color"])
+            if fits and name in fits:
+                slope, intercept = fits[name]
+                ends = [min(xs), max(xs)]
+                ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=look["color"], lw=1.0)
+        every_handle += handles
+        ax.set_ylabel(ylabel)
+        ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick numbers: few enough that they never touch
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        if faceted:
+            ax.set_title(f"series {members.start + 1}–{members.stop} of {len(series)}", loc="left", fontsize=MIN_FONT)
+            ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     if not any(points.values()):
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="dimgrey")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick numbers: few enough that they never touch
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    ax.set_title(_wrap(title, COLUMN_WIDTH - 0.4))
-    _legend(fig, handles, COLUMN_WIDTH)
+        axes[0].text(0.5, 0.5, "no data", ha="center", va="center", transform=axes[0].transAxes, color="dimgrey")
+    axes[-1].set_xlabel(xlabel)
+    if faceted:
+        fig.suptitle(_wrap(title, TEXT_WIDTH - 0.4), fontsize=8)
+        _note(fig, f"{len(series)} series in {len(panels)} panels over the same axes; each series has a look of "
+                   "its own across the panels.")  # fmt: skip
+    else:
+        axes[0].set_title(_wrap(title, COLUMN_WIDTH - 0.4))
+        _legend(fig, every_handle, COLUMN_WIDTH)
     return fig
 
 

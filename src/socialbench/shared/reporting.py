@@ -304,8 +304,10 @@ def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = No
     )
 
 
-_HYPHENATED = re.compile(r"[^\s<>&]{1,40}-[^\s<>&]{1,40}")
-"""A word with a hyphen inside (a setting's name, ``bm25-k20``): kept on one line (`_cell_html`)."""
+_HYPHENATED = re.compile(r"(?<![\w./-])[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)+(?![\w./-])")
+"""A name with hyphens inside (a setting's, ``bm25-k20``, ``rag-e5-k50-a2``): kept on one line (`_cell_html`)
+when it is short (`_UNBROKEN`); a longer one (a log's file name) may still break."""
+_UNBROKEN = 24
 
 
 def _cell_html(table: Table, value: Any) -> str:
@@ -316,7 +318,10 @@ def _cell_html(table: Table, value: Any) -> str:
     if isinstance(value, Estimate) and " [" in text:
         head, _, ci = text.partition(" [")
         return f"<span>{html.escape(head)}</span> <small>[{html.escape(ci)}</small>"
-    return _HYPHENATED.sub(lambda m: f'<span class="nb">{m.group(0)}</span>', html.escape(text))
+    return _HYPHENATED.sub(
+        lambda m: f'<span class="nb">{m.group(0)}</span>' if len(m.group(0)) <= _UNBROKEN else m.group(0),
+        html.escape(text),
+    )
 
 
 def _figure_html(figure: Figure) -> str:

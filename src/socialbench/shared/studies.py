@@ -608,12 +608,15 @@ def question_panel(
     if link_posts:
         text = _POST_ID.sub(r'<a href="#\1">\1</a>', text)
     rows = "".join(f"<li><b>{letter}.</b> {escape(o)}</li>" for letter, o in zip("ABCD", options, strict=False))
-    return (
-        f'<div class="sb-question">{note}<p><b>{escape(label)}:</b> {text}</p>'
-        + (f"<ul>{rows}</ul>" if rows else "")
-        + extra
-        + '<span class="sb-tools"></span></div>'
-    )
+    return panel(f"{note}<p><b>{escape(label)}:</b> {text}</p>" + (f"<ul>{rows}</ul>" if rows else "") + extra)
+
+
+def panel(inner: str, long: bool = False) -> str:
+    """HTML (built from escaped text) as the panel that stays in view beside the texts, with the answer forms under
+    it (the study page's CSS and script; its tools: expand / collapse all). ``long``: several questions, each with
+    its options: the panel scrolls as one with its forms (a question block held at the panel's top would cover the
+    forms under it)."""
+    return f'<div class="sb-question{" sb-long" if long else ""}">{inner}<span class="sb-tools"></span></div>'
 
 
 def options_html(question: str, options: Sequence[str]) -> str:
