@@ -73,9 +73,10 @@ def _item(seed: int, log: Any, sample: Any, html: str, key: dict[str, Any]) -> s
 
 
 def _conversation(meta: dict[str, Any]) -> str:
+    """The dialogue the annotator reads, beside the panel that holds what is scored and the forms (in view)."""
     return (
-        "<p><b>Conversation</b> (用户 is the speaker, 对方 the other party)</p>"
-        f"<div>{studies.escape(str(meta.get('chat', '')))}</div><hr>"
+        '<div class="sb-thread"><p><b>Conversation</b> (用户 is the speaker, 对方 the other party)</p>'
+        f"<div>{studies.escape(str(meta.get('chat', '')))}</div></div>"
     )
 
 
@@ -116,7 +117,8 @@ def process(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
             continue
         shown = [c for c in COMPONENTS if c.key in asked]
         steps = "".join(f"<li><b>{c.field_en}</b>: {studies.escape(str(analysis[c.key]))}</li>" for c in shown)
-        html = _conversation(meta) + f"<p><b>The speaker's analysis</b></p><ul>{steps}</ul>"
+        html = studies.panel(f"<p><b>The speaker's analysis</b> (score each part)</p><ul>{steps}</ul>", long=True)
+        html += _conversation(meta)
         out.append(_item(seed, log, sample, html, key | {"asked": list(asked)}))
     if len(set(asked_by_run.values())) > 1:
         runs = "; ".join(f"{run}: {', '.join(asked)}" for run, asked in asked_by_run.items())
@@ -156,11 +158,11 @@ def replies(logs: str, seed: int = 0, limit: int | None = None) -> studies.Desig
             continue
         cot_first = random.Random(f"{seed}:{log.eval.model}:{sample.id}").random() < 0.5
         first, second = (cot, direct) if cot_first else (direct, cot)
-        html = (
-            _conversation(meta) + f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p>"
-            f"<p><b>Reply 2:</b> {studies.escape(str(second))}</p><hr>"
-            f"<p><b>Rubric</b> (both replies): {rubric}</p>"
-        )
+        html = studies.panel(
+            f"<p><b>Reply 1:</b> {studies.escape(str(first))}</p><p><b>Reply 2:</b> {studies.escape(str(second))}</p>"
+            f"<p><b>Rubric</b> (both replies): {rubric}</p>",
+            long=True,
+        ) + _conversation(meta)
         out.append(_item(seed, log, sample, html, _key(info, log, sample) | {"cot_first": cot_first}))
     questions = [  # the rubric is on the page once, under the replies (it was in both questions: twice a page)
         studies.Question("reply_1", "radio", "Reply 1: its score by the rubric (0 / 5 / 10)", SCORES),

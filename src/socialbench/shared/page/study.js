@@ -21,8 +21,12 @@
     var bar = document.elementFromPoint(Math.floor(window.innerWidth / 2), 2);
     while (bar && bar !== document.body && !/fixed|sticky/.test(getComputedStyle(bar).position)) { bar = bar.parentElement; }
     var top = bar && bar !== document.body ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    // and ends above the Previous / Next bar, which sticks to the bottom of the window (study.css): a panel as tall
+    // as the window went under it, and at the end of a short text was pushed up under the navigation bar
+    var nav = document.querySelector(".potato-nav");
+    var bottom = nav ? nav.getBoundingClientRect().height : 0;
     panel.style.top = top + "px";
-    panel.style.maxHeight = "calc(100vh - " + (top + 8) + "px)";
+    panel.style.maxHeight = "calc(100vh - " + (top + bottom + 16) + "px)";
   }
   function sidePanel() {
     // the question and the answer forms side by side with the thread, in one panel that stays in view
