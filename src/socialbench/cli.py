@@ -685,6 +685,7 @@ def run(
                 param_hint="--model-cost-config",
             )
         options["model_cost_config"] = model_cost_config
+    _note_unknown_models([*models, *(str(m) for m in (_roles(model_roles) or {}).values())], model_cost_config)
     if cache_ttl:
         others = [m for m in models if not m.startswith("anthropic/")]
         if others:
@@ -951,6 +952,24 @@ def study_create(
         design = spec.build(**args)
         record = studies.create(design, folder, annotators.split(","), overlap, seed, benchmark=bench_name)
     _print_logins(record, folder)
+
+
+def _note_unknown_models(models: list[str], model_cost_config: str | None) -> None:
+    """A hosted model the price list does not know is named before the run: most often a misspelt name (which the
+    provider refuses only at its first call), else a model newer than the list, whose cost prints as "-"."""
+    from .shared.costplan import read_prices
+    from .shared.ledger import PROVIDERS, list_label, listed_prices
+
+    priced = read_prices(model_cost_config) if model_cost_config else {}
+    for name in dict.fromkeys(models):
+        if name.partition("/")[0] in PROVIDERS and name not in priced and listed_prices(name) is None:
+            err.print(
+                f"note: {name} is not in the price list ({list_label()}): check its name (a misspelt model is "
+                "refused by the provider only at its first call); if it is newer than the list, its cost prints as "
+                '"-" unless --model-cost-config prices it.',
+                highlight=False,
+                soft_wrap=True,
+            )
 
 
 def _tasks_per_model(
