@@ -188,3 +188,34 @@ def test_an_undefined_agreement_says_why() -> None:
     assert alpha_text(krippendorff_alpha(apart), apart) == "n/a (no item rated by two annotators yet)"
     assert alpha_text(krippendorff_alpha(alike), alike).startswith("n/a (every rating is the same value")
     assert not math.isnan(krippendorff_alpha(differ)) and alpha_text(krippendorff_alpha(differ), differ) == "1.000"
+
+
+def test_a_study_made_with_one_item_a_page_still_scores(tmp_path: Path) -> None:
+    """A perso-cognitive study created before pages were grouped (one item a page, its answer named ``answer``)
+    is scored as it was: its key rows name the item itself."""
+    folder = tmp_path / "s"
+    assert _cli("study", "create", "perso-cognitive", "-o", str(folder), "--annotators", "a").returncode == 0
+    record = studies.load(folder)
+    rows = [json.loads(line) for line in (folder / "key.jsonl").read_text().splitlines()]
+    old = [{"id": r["id"], "attention": False, **r["items"]["belief"]} for r in rows]  # the older key's shape
+    (folder / "key.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    question = {**record["questions"][0], "name": "answer", "description": "Your answer"}
+    (folder / "study.json").write_text(json.dumps({**record, "questions": [question]}))  # its one question
+    state = {
+        "user_id": "a",
+        "instance_id_to_label_to_value": {
+            f"{r['id']}_{record['pages']}": [
+                [{"schema": "answer"}, "ABCD"[r["gold"]] if n % 2 else "ABCD"[r["gold"] - 1]]
+            ]
+            for n, r in enumerate(old)
+        },
+    }
+    saved = folder / "server" / "annotation_output" / "a" / "user_state.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(json.dumps(state))
+    scored = _cli("study", "score", str(folder), "--json")
+    assert scored.returncode == 0, scored.stderr
+    group = json.loads(scored.stdout)["groups"]["cognitive:belief"]
+    assert group["n"]["a"] == len(old) and group["accuracy"]["a"] == pytest.approx(
+        sum(n % 2 for n in range(len(old))) / len(old)
+    )
