@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -640,10 +640,11 @@ def _stack(lines: Sequence[str], align: str, where: str = "t") -> str:
     return rf"\begin{{tabular}}[{where}]{{@{{}}{align}@{{}}}}" + r"\\\relax ".join(lines) + r"\end{tabular}"
 
 
-_TEXT_HEIGHT_PT = 592
-"""\textheight of a 10 pt article on letter paper (A4: 595 pt): no float may be taller."""
+_TEXT_WIDTH_PT = 469.0
+r"""	extwidth of a two-column 10 pt article: the line of a ``table*``."""
 _PART_HEIGHT_PT = 420
-"""The most rows of a table one float holds (estimated; its caption, header and rules take the rest of a page)."""
+r"""The most rows of a table one float holds (estimated; its caption, header and rules take the rest of the
+page's 	extheight, 592 pt on letter paper, 595 pt on A4: no float may be taller)."""
 _LINE_PT, _SMALL_LINE_PT, _ROW_PT = 12.0, 8.5, 2.0
 r"""Estimated heights: a line of 10 pt text, a line of ``\scriptsize`` (an interval), the space between rows."""
 MIN_SCALE = 0.7
@@ -652,7 +653,7 @@ MIN_SCALE = 0.7
 
 @dataclass(frozen=True)
 class LatexFit:
-    """How a table will sit on a two-column page (estimated before any TeX runs: ~5 pt per character)."""
+    """How a table will sit on a two-column page (estimated before any TeX runs: `_CHAR_PT` a character)."""
 
     name: str
     width_pt: float
@@ -661,7 +662,7 @@ class LatexFit:
 
     @property
     def scale(self) -> float:
-        line = 469.0 if self.both_columns else float(_COLUMN_WIDTH_PT)
+        line = _TEXT_WIDTH_PT if self.both_columns else float(_COLUMN_WIDTH_PT)
         return min(1.0, line / self.width_pt) if self.width_pt else 1.0
 
     def warning(self) -> str | None:
@@ -737,9 +738,8 @@ def latex_fit(table: Table) -> LatexFit:
     """Where `latex_table` will put ``table`` and at what scale (estimated), for a warning before any TeX runs."""
     _, _, body, widths = _latex_cells(table)
     width = sum(w + 8 for w in widths)  # 8 pt of column separation
-    both = width > _COLUMN_WIDTH_PT
-    scale = min(1.0, (469.0 if both else _COLUMN_WIDTH_PT) / width) if width else 1.0
-    return LatexFit(_slug(table.name), width, len(_parts(body, scale)), both)
+    fit = LatexFit(_slug(table.name), width, 1, width > _COLUMN_WIDTH_PT)
+    return replace(fit, parts=len(_parts(body, fit.scale)))
 
 
 def latex_table(table: Table) -> str:
