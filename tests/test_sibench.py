@@ -626,7 +626,7 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     (delta,) = ablation_deltas(rows)
     assert delta["delta"] == -5 and delta["baseline"] == Path(str(zh.location)).name
     doc = document(logs, compare_paper=True)
-    tables = {t.name: t for s in doc.sections for t in s.parts if hasattr(t, "rows")}
+    tables = {t.name: t for t in doc.parts() if hasattr(t, "rows")}  # the headline (Table 1) and every section
     assert "CoT win rate %" in tables["sibench-table1"].columns
     assert "sibench-paper-table2" in tables and "process score per situation" in tables["sibench-situation"].title
     assert "reply score per situation" in tables["sibench-situation-reply"].title  # the second, labelled figure
