@@ -10,7 +10,7 @@ import signal
 import sys
 import traceback
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
@@ -673,6 +673,7 @@ def run(
             )
     if max_samples:
         options["max_samples"] = max_samples
+    priced: dict[str, Any] = {}
     if model_cost_config:
         from .shared.costplan import read_prices
 
@@ -685,7 +686,7 @@ def run(
                 param_hint="--model-cost-config",
             )
         options["model_cost_config"] = model_cost_config
-    _note_unknown_models([*models, *(str(m) for m in (_roles(model_roles) or {}).values())], model_cost_config)
+    _note_unknown_models([*models, *(str(m) for m in (_roles(model_roles) or {}).values())], priced)
     if cache_ttl:
         others = [m for m in models if not m.startswith("anthropic/")]
         if others:
@@ -954,13 +955,12 @@ def study_create(
     _print_logins(record, folder)
 
 
-def _note_unknown_models(models: list[str], model_cost_config: str | None) -> None:
-    """A hosted model the price list does not know is named before the run: most often a misspelt name (which the
-    provider refuses only at its first call), else a model newer than the list, whose cost prints as "-"."""
-    from .shared.costplan import read_prices
+def _note_unknown_models(models: list[str], priced: Mapping[str, Any]) -> None:
+    """A hosted model the price list does not know (nor ``priced``, the run's price file) is named before the run:
+    most often a misspelt name (which the provider refuses only at its first call), else a model newer than the
+    list, whose cost prints as "-"."""
     from .shared.ledger import PROVIDERS, list_label, listed_prices
 
-    priced = read_prices(model_cost_config) if model_cost_config else {}
     for name in dict.fromkeys(models):
         if name.partition("/")[0] in PROVIDERS and name not in priced and listed_prices(name) is None:
             err.print(

@@ -361,6 +361,21 @@ def _panels(count: int) -> list[range]:
     return [range(start, min(count, start + per)) for start in range(0, count, per)]
 
 
+def _panel_axes(width: float, legend_rows: int, panels: int, least: float) -> tuple[Figure, list[Any]]:
+    """A figure of ``panels`` stacked axes sharing both axes, each at least ``least`` inches tall and as tall as its
+    legend of ``legend_rows`` rows beside it (small multiples: `bars`, `scatter`)."""
+    panel_height = max(least, legend_rows * LEGEND_ROW + 0.35)
+    fig = Figure(figsize=(width, min(9.0, 0.8 + panel_height * panels)), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, list(np.atleast_1d(fig.subplots(panels, 1, sharex=True, sharey=True)))
+
+
+def _panel_legend(ax: Any, members: range, count: int, handles: list[Any]) -> None:
+    """A panel's title ("series 1–8 of 15") and its own legend beside it."""
+    ax.set_title(f"series {members.start + 1}–{members.stop} of {count}", loc="left", fontsize=MIN_FONT)
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+
+
 @dataclass
 class _Panel:
     """What one panel of `bars` drew: its axes, legend entries and every estimate with its slot."""
@@ -408,10 +423,7 @@ def bars(
             sum(1 + _wrap(ours[i][0], PANEL_LEGEND_WIDTH - 0.35, MIN_FONT).count("\n") for i in members) + len(printed)
             for members in panels
         )
-        panel_height = max(1.5, legend_rows * LEGEND_ROW + 0.35)
-        fig = Figure(figsize=(width, min(9.0, 0.8 + panel_height * len(panels))), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = list(np.atleast_1d(fig.subplots(len(panels), 1, sharex=True, sharey=True)))
+        fig, axes = _panel_axes(width, legend_rows, len(panels), 1.5)
     else:
         fig, ax = _new(width, 2.6 if width == COLUMN_WIDTH else 3.0)
         axes = [ax]
@@ -489,9 +501,7 @@ def bars(
     if faceted:
         fig.suptitle(_wrap(title, width - 0.4), fontsize=8)
         for panel, members in zip(drawn, panels, strict=True):
-            panel.ax.set_title(f"series {members.start + 1}–{members.stop} of {len(ours)}", loc="left",
-                               fontsize=MIN_FONT)  # fmt: skip
-            panel.ax.legend(handles=panel.handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+            _panel_legend(panel.ax, members, len(ours), panel.handles)
         _note(fig, f"{len(ours)} series in {len(panels)} panels over the same groups and scale; each series has a "
                    "look of its own (colour, and past nine a fill pattern) across the panels.")  # fmt: skip
     else:
@@ -687,10 +697,7 @@ def scatter(
 
     if faceted:
         rows = max(sum(1 + label(series[i][0]).count("\n") for i in members) for members in panels)
-        panel_height = max(1.6, rows * LEGEND_ROW + 0.35)
-        fig = Figure(figsize=(TEXT_WIDTH, min(9.0, 0.8 + panel_height * len(panels))), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = list(np.atleast_1d(fig.subplots(len(panels), 1, sharex=True, sharey=True)))
+        fig, axes = _panel_axes(TEXT_WIDTH, rows, len(panels), 1.6)
     else:
         fig, ax = _new(COLUMN_WIDTH, 2.8)
         axes = [ax]
@@ -715,8 +722,7 @@ def scatter(
         if ylim is not None:
             ax.set_ylim(*ylim)
         if faceted:
-            ax.set_title(f"series {members.start + 1}–{members.stop} of {len(series)}", loc="left", fontsize=MIN_FONT)
-            ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+            _panel_legend(ax, members, len(series), handles)
     if not any(points.values()):
         axes[0].text(0.5, 0.5, "no data", ha="center", va="center", transform=axes[0].transAxes, color="dimgrey")
     axes[-1].set_xlabel(xlabel)

@@ -737,9 +737,17 @@ def _parts(body: list[list[list[str]]], scale: float = 1.0) -> list[list[list[li
 def latex_fit(table: Table) -> LatexFit:
     """Where `latex_table` will put ``table`` and at what scale (estimated), for a warning before any TeX runs."""
     _, _, body, widths = _latex_cells(table)
+    return _fitted(table, body, widths)[0]
+
+
+def _fitted(
+    table: Table, body: list[list[list[str]]], widths: list[float]
+) -> tuple[LatexFit, list[list[list[list[str]]]]]:
+    """The table's fit and its rows split into the floats that hold them (`_parts`)."""
     width = sum(w + 8 for w in widths)  # 8 pt of column separation
     fit = LatexFit(_slug(table.name), width, 1, width > _COLUMN_WIDTH_PT)
-    return replace(fit, parts=len(_parts(body, fit.scale)))
+    parts = _parts(body, fit.scale)
+    return replace(fit, parts=len(parts)), parts
 
 
 def latex_table(table: Table) -> str:
@@ -752,8 +760,8 @@ def latex_table(table: Table) -> str:
     (its header repeated, the later ones captioned "continued" under the same number; ``longtable`` cannot be used
     in two columns). Where a part is shrunk below `MIN_SCALE` TeX says so (``\typeout``), naming the table. Each
     cell is typeset from the same text as the HTML table."""
-    numeric, header_lines, body, _ = _latex_cells(table)
-    fit = latex_fit(table)
+    numeric, header_lines, body, widths = _latex_cells(table)
+    fit, parts = _fitted(table, body, widths)
 
     def tex(line: str, number: bool) -> str:
         out = latex_text(line)
@@ -770,7 +778,6 @@ def latex_table(table: Table) -> str:
         for lines, n in zip(header_lines, numeric, strict=True)
     )
     environment = "table*" if fit.both_columns else "table"
-    parts = _parts(body, fit.scale)
     caption = latex_text(latex_caption(table.title, table.note))
     short = latex_text(latex_caption(table.title))
     out: list[str] = []

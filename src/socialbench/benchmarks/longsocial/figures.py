@@ -45,23 +45,22 @@ def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str =
     return from_line(line, value=value, n=n).scaled()
 
 
-def headline(cells: list[dict[str, Any]]) -> Table:
+def headline(cells: list[dict[str, Any]], table13: list[dict[str, Any]]) -> Table:
     """The report's first table: per model (and variant), how many settings it ran, its Full accuracy and its best
-    non-diagnostic setting (every setting that reaches the maximum is named), each % [95% CI] with n."""
+    non-diagnostic setting (Table 13's Best†: every setting that reaches the maximum is named), each % [95% CI]
+    with n, from the grid's cells."""
     rows: list[list[Any]] = []
     logs: list[str | list[str] | None] = []
-    for model in sorted({c["model"] for c in cells}):
-        mine = [c for c in cells if c["model"] == model]
+    for row in table13:
+        mine = [c for c in cells if c["model"] == row["model"]]
         full = next((c for c in mine if c["setting"] == "full"), None)
-        method = [c for c in mine if not c.get("diagnostic") and c.get("accuracy") is not None]
-        top = max((c["accuracy"] for c in method), default=None)
-        best = [c for c in method if c["accuracy"] == top]
+        best = [c for c in mine if c["workflow"] in row["best_tied"]]
         rows.append(
             [
-                model,
+                row["model"],
                 len(mine),
                 _pct_estimate(full),
-                (", ".join(c["workflow"] for c in best) if len(best) < 4 else f"{len(best)} settings tie") or None,
+                (", ".join(row["best_tied"]) if len(best) < 4 else f"{len(best)} settings tie") or None,
                 _pct_estimate(best[0] if best else None),
             ]
         )
@@ -564,7 +563,7 @@ def document(
     platforms = ", ".join(PAPER_PLATFORMS.values())
     title = f"LongSocialBench report (paper platforms: {platforms})"
     return Document(
-        "longsocial", title, provenance(logs), sections, headline=headline(cells) if cells else None,
+        "longsocial", title, provenance(logs), sections, headline=headline(cells, data["table13"]) if cells else None,
         left_out=recall_notes,
     )  # fmt: skip
 

@@ -219,7 +219,7 @@ def plan(
                 if paper:
                     groups = paper_groups(overhead, part)
                     counted = "Table 6 counts (cl100k) + instruction and item parts measured with " + label
-                tokens = planned_tokens(groups, cache_kind(model), output, written)
+                tokens = planned_tokens(groups, kind, output, written)
             price, source, batch = (prices or {}).get(model), "--model-cost-config", None
             if price is None and (price := listed_prices(model)) is not None:
                 source, batch = list_label(), listed_prices(model, batch=True)  # batch: the list's batch rates
