@@ -754,3 +754,22 @@ def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[
             (setting, model) = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td>(.*?)</td>", "<td>" + row)][:2]
             header = read_eval_log(runs[int(linked.pop())], header_only=True).eval
             assert header.model == model and str(header.task_args.get("workflow", "full")) in setting, row
+
+
+def test_the_perso_headline_pairs_a_models_two_tasks_and_drops_no_run() -> None:
+    """The PerSo headline joins a model's behavioral and cognitive runs in one row; runs whose labels do not tell
+    them apart (two reasoning efforts of one thinking model) get a row each, none dropped, with their own numbers."""
+    from socialbench.benchmarks.perso.figures import headline
+
+    def run(log: str, accuracy: float, thinking: bool = False) -> dict[str, Any]:
+        line = {"accuracy": accuracy, "ci95": [accuracy - 0.1, accuracy + 0.1], "n": 20, "pairs": 10}
+        return {"model": "m", "thinking": thinking, "log": log, "all": line,
+                **{d: line for d in ("belief", "emotion", "intent")}}  # fmt: skip
+
+    joined = headline([run("b.eval", 0.6)], [run("c.eval", 0.3)])
+    assert [r[0] for r in joined.rows] == ["m"] and joined.row_logs == [["b.eval", "c.eval"]]
+    assert joined.rows[0][1].value == pytest.approx(60.0) and joined.rows[0][1].n == 10  # n = pairs
+    assert joined.rows[0][2].value == pytest.approx(30.0) and joined.rows[0][2].n == 20
+    apart = headline([run("low.eval", 0.5, True), run("high.eval", 0.7, True)], [run("c.eval", 0.3, True)])
+    assert [r[0] for r in apart.rows] == ["m (thinking)"] * 3
+    assert sorted(r[1].value for r in apart.rows if r[1] is not None) == pytest.approx([50.0, 70.0])

@@ -193,15 +193,21 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
 def headline(behavioral: list[dict[str, Any]], cognitive: list[dict[str, Any]]) -> Table:
     """The report's first table: per run label, behavioral accuracy over all pairs (n = pairs) and cognitive
     accuracy per dimension (n = items), each % [95% CI]; blank where that task was not run."""
-    by_task = {"behavioral": {_label(r): r for r in behavioral}, "cognitive": {_label(r): r for r in cognitive}}
-    labels = list(dict.fromkeys([*by_task["behavioral"], *by_task["cognitive"]]))
+    labels = list(dict.fromkeys(_label(r) for r in [*behavioral, *cognitive]))
+    pairs: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = []
+    for label in labels:
+        b = [r for r in behavioral if _label(r) == label]
+        c = [r for r in cognitive if _label(r) == label]
+        if len(b) <= 1 and len(c) <= 1:  # one run of each task: one row
+            pairs.append((label, b[0] if b else None, c[0] if c else None))
+        else:  # runs whose labels do not tell them apart (e.g. two reasoning efforts): a row each, never one dropped
+            pairs += [(label, r, None) for r in b] + [(label, None, r) for r in c]
     rows: list[list[Any]] = []
     logs: list[str | list[str] | None] = []
-    for label in labels:
-        b, c = by_task["behavioral"].get(label), by_task["cognitive"].get(label)
-        pairs = from_line(b["all"], n="pairs").scaled() if b else None
-        rows.append([label, pairs, *[_pct_estimate(c[d]) if c else None for d in DIMENSIONS]])
-        logs.append([r["log"] for r in (b, c) if r])
+    for label, b_run, c_run in pairs:
+        found = from_line(b_run["all"], n="pairs").scaled() if b_run else None
+        rows.append([label, found, *[_pct_estimate(c_run[d]) if c_run else None for d in DIMENSIONS]])
+        logs.append([r["log"] for r in (b_run, c_run) if r])
     return Table(
         "perso-headline",
         "Each model's accuracy % [95% CI]: behavioral over all pairs (n = pairs; both orders of a pair together), "
