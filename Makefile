@@ -60,8 +60,10 @@ $(CHROMIUM):
 /usr/bin/pdftoppm:
 	$(call APT_INSTALL,--no-install-recommends poppler-utils)
 
+# Every tier (`-m ""` lifts the fast-tier filter of pyproject's addopts) on every core; `$(BIN)/pytest` alone is the
+# fast tier. --dist loadgroup: a module's tests that share an expensive fixture carry xdist_group marks.
 test: lint $(CHROMIUM) /usr/bin/pdflatex /usr/bin/pdftoppm
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -m "" -n auto --dist loadgroup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

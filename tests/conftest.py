@@ -3,9 +3,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import socket
+import subprocess
 import sys
-from collections.abc import Iterator
+import traceback
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -218,6 +221,36 @@ def one_item(folder: Path) -> str:
     return str(path)
 
 
+def socialbench(
+    *args: str | Path, env: Mapping[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The `socialbench` command run in this process through click's CliRunner, as a finished process: its exit
+    code, stdout and stderr are the command's own (an uncaught exception is exit 1 with its traceback on stderr, as
+    a real process prints it). ``env`` is the whole environment the command sees, as ``subprocess.run(env=...)``
+    takes it. The fast tier uses this; the `subprocess` tier starts the real installed command
+    (tests/test_commands.py), so the two paths are each tested."""
+    from click.testing import CliRunner
+
+    from socialbench.cli import main
+
+    argv = [str(a) for a in args]
+    changes: dict[str, str | None] = {}
+    if env is not None:
+        changes = {name: None for name in os.environ if name not in env}
+        changes.update({name: value for name, value in env.items() if os.environ.get(name) != value})
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    try:
+        result = CliRunner().invoke(main, argv, env=changes, input=input, catch_exceptions=True)
+    finally:  # the command installs its own signal handlers; pytest's come back
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    code = result.exit_code if isinstance(result.exit_code, int) else 1
+    return subprocess.CompletedProcess(["socialbench", *argv], code, result.stdout, stderr)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
@@ -270,3 +303,91 @@ def potato_next(page: Any) -> None:
     field = "document.querySelector('#instance_id')"
     moved = f"() => document.body && (!{field} || {field}.value !== {json.dumps(item)})"
     page.wait_for_function(moved, timeout=20000)
+
+
+# ---- nothing the suite started outlives it ---------------------------------------------------------------------
+# Every test that starts a process (a server, a CLI run, a browser) must end it, even when it fails. At the end of
+# the run each pytest process (each xdist worker, or the one process) lists what it still has running and fails the
+# run, naming each one (and killing it, so a failed run leaves nothing behind either). The process is made a child
+# subreaper (Linux prctl), so a grandchild orphaned by a dead parent (a Potato whose `study serve` was killed) is
+# re-parented here instead of to init, and is found too.
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper() -> None:
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _left_running() -> list[str]:
+    """This process's descendants still running once the grace period is over (killed, then named)."""
+    import time
+
+    import psutil
+
+    me = psutil.Process()
+    deadline = time.monotonic() + 10  # a process told to stop a moment ago may still be exiting
+    while True:
+        alive = []
+        for child in me.children(recursive=True):
+            try:
+                if child.status() == psutil.STATUS_ZOMBIE:  # exited, not yet waited for: reap it
+                    os.waitpid(child.pid, os.WNOHANG)
+                    continue
+                alive.append(child)
+            except (psutil.NoSuchProcess, ChildProcessError):
+                continue
+        if not alive or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    named = []
+    for child in alive:
+        try:
+            named.append(f"pid {child.pid}: {' '.join(child.cmdline())[:200]}")
+            child.kill()
+        except psutil.NoSuchProcess:
+            continue
+    return named
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _become_subreaper()
+    config.stash[_LEFT] = []
+
+
+_LEFT = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_testnodedown(node: Any, error: Any) -> None:  # xdist's controller: what a worker found left running
+    node.config.stash[_LEFT].extend(getattr(node, "workeroutput", {}).get("left_running", []))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    worker = hasattr(config, "workerinput")
+    controller = not worker and getattr(config.option, "numprocesses", None)
+    left = config.stash[_LEFT] if controller else _left_running()
+    if worker:
+        config.workeroutput["left_running"] = left  # type: ignore[attr-defined]
+        return
+    if left:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        lines = [f"{len(left)} process(es) started by the suite were still running at its end (now killed):", *left]
+        if reporter is not None:
+            reporter.write_line("\n".join(lines), red=True)
+        else:
+            print("\n".join(lines), file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m filter of pyproject's addopts reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that takes the `browser` fixture is in the browser tier, marked or not."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

@@ -109,6 +109,7 @@ PLUGIN = '''
 '''
 
 
+@pytest.mark.subprocess  # a plug-in is found through its entry point by a fresh process
 def test_a_new_benchmark_plugs_in_without_touching_the_cli(tmp_path: Path) -> None:
     site = tmp_path / "site"
     (site / "sbecho").mkdir(parents=True)

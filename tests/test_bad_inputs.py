@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import socialbench
 from socialbench.conversations.sources import import_episodes
 from socialbench.conversations.sources.sibench import LABEL_FIELDS
 from socialbench.core.errors import InputError
@@ -18,7 +19,7 @@ from socialbench.core.jsonl import MAX_JSON_DEPTH
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+    return socialbench(*args)
 
 
 def _hn_chain(depth: int) -> str:
@@ -191,6 +192,7 @@ def test_sibench_duplicate_ids_and_convokit_list_speakers(tmp_path: Path) -> Non
         list(import_episodes("convokit", [folder]))
 
 
+@pytest.mark.subprocess  # a real process, sent SIGTERM while it writes
 def test_sigterm_during_an_import_leaves_no_partial_file(tmp_path: Path) -> None:
     import signal
     import time
@@ -233,6 +235,7 @@ def test_firebase_duplicates_keep_the_first_copy_and_cycles_stay_in_their_thread
     assert len(thread.meta["relinked"]) == 2
 
 
+@pytest.mark.slow
 def test_a_100k_firebase_reply_chain_imports_in_linear_time(tmp_path: Path) -> None:
     """Each item's chain used to be walked from scratch (5K replies 2.3 s, 10K 6.8 s: quadratic, so 100K took
     hours); now each chain is walked once."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,9 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import anthropic_message
-
-CLI = [sys.executable, "-m", "socialbench.cli"]
+from conftest import anthropic_message, socialbench
 
 
 class BatchServer(ThreadingHTTPServer):
@@ -110,6 +106,7 @@ def batch_server() -> Iterator[BatchServer]:
         server.server_close()
 
 
+@pytest.mark.slow  # inspect polls the batch server on its own schedule
 @pytest.mark.parametrize("workflow", ["full", "bm25-k20"])
 def test_a_batch_run_sends_each_episodes_first_items_then_the_rest_whatever_max_connections_is(
     batch_server: BatchServer, tmp_path: Path, workflow: str
@@ -121,11 +118,11 @@ def test_a_batch_run_sends_each_episodes_first_items_then_the_rest_whatever_max_
     the three first items, the second the nine others; the user is told that the option does not apply. Under
     bm25-k20 the items that read a start another item writes wait for it, the others go at once: two rounds too."""
     host, port = batch_server.server_address[:2]
-    command = [*CLI, "run", "longsocial", "-T", f"workflow={workflow}", "--limit", "12"]
+    command = ["run", "longsocial", "-T", f"workflow={workflow}", "--limit", "12"]
     command += ["--model", "anthropic/claude-sonnet-4-5", "--model-base-url", f"http://{host!s}:{port}"]
     command += ["--batch", "3", "--max-connections", "2", "--max-retries", "0"]
     command += ["--log-dir", str(tmp_path / "logs"), "--display", "plain"]
-    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "ANTHROPIC_API_KEY": "sk-test"})
+    result = socialbench(*command, env={**os.environ, "ANTHROPIC_API_KEY": "sk-test"})
     assert result.returncode == 0, result.stderr[-3000:]
     assert "--max-connections 2 does not bound a batch run" in result.stderr
     sizes = [len(b) for b in batch_server.batches]

@@ -77,3 +77,31 @@ def test_which_models_that_can_reason_do_so_unasked(name: str, unasked: bool) ->
     from socialbench.shared.budgets import thinks_unasked
 
     assert thinks_unasked(name) is unasked
+
+
+def test_the_collector_runs_no_collection_in_a_short_run_then_keeps_under_its_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """memory.Collector: none in the first second (a short run pays nothing), then full collections at most as often
+    as keeps their measured cost under a tenth of the elapsed time."""
+    import socialbench.shared.memory as memory
+
+    clock = [100.0]
+    collected: list[float] = []
+
+    def collect() -> int:
+        collected.append(clock[0])
+        clock[0] += 0.5  # each collection costs 0.5 s
+        return 0
+
+    monkeypatch.setattr(memory.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(memory.gc, "collect", collect)
+    collector = memory.Collector()
+    clock[0] = 100.9
+    assert not collector.maybe_collect() and collected == []
+    clock[0] = 101.0
+    assert collector.maybe_collect() and collected == [101.0]
+    clock[0] = 105.4  # 3.9 s after it ended: under 0.5 / 0.1 = 5 s
+    assert not collector.maybe_collect()
+    clock[0] = 106.5
+    assert collector.maybe_collect() and collected == [101.0, 106.5]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-CLI = [sys.executable, "-m", "socialbench.cli"]
+from conftest import socialbench
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=300)
+    return socialbench(*args)
 
 
 @pytest.mark.parametrize(
@@ -148,6 +148,7 @@ def test_bad_arguments_are_one_line_errors(args: list[str], message: str) -> Non
     assert result.stderr.count("\n") == 1, result.stderr
 
 
+@pytest.mark.subprocess
 def test_inspect_cli_finds_the_task_through_the_entry_point(tmp_path: Path) -> None:
     inspect = Path(sys.executable).parent / "inspect"
     result = subprocess.run(
@@ -237,6 +238,7 @@ def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Pa
     assert again.returncode == 0 and len(list(tmp_path.glob("*.eval"))) == 2
 
 
+@pytest.mark.model  # the e5 rows embed with the shipped sentence-transformers model
 def test_analyze_recall_prints_table_18_for_the_sample_pack() -> None:
     result = run("analyze", "longsocial", "recall", "--json")
     assert result.returncode == 0, result.stderr[-2000:]

@@ -5,16 +5,14 @@ refusals (settings whose prompt is not known before the run, a broken price file
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai.model import ModelCost
 
+from conftest import socialbench
 from socialbench.shared.costplan import Group, dollars, planned_tokens, trie_tokens
 
-CLI = [sys.executable, "-m", "socialbench.cli"]
 PRICE = ModelCost(input=1.0, output=2.0, input_cache_write=1.25, input_cache_read=0.1)
 
 
@@ -40,10 +38,8 @@ def test_paper_sized_plan_caches_to_under_a_fifth(tmp_path: Path) -> None:
         "anthropic/claude-sonnet-4-5: {input: 3.0, output: 15.0, input_cache_write: 3.75, input_cache_read: 0.3}\n"
     )
     models = "anthropic/claude-sonnet-4-5,openai/gpt-4o"
-    done = subprocess.run(
-        [*CLI, "plan", "longsocial", "--paper-grid", "--model", models, "--model-cost-config", str(prices), "--json"],
-        capture_output=True,
-        text=True,
+    done = socialbench(
+        "plan", "longsocial", "--paper-grid", "--model", models, "--model-cost-config", str(prices), "--json"
     )
     assert done.returncode == 0, done.stderr
     claude, gpt = json.loads(done.stdout)["plan"]
@@ -61,19 +57,19 @@ def test_the_output_bound_follows_the_runs_reasoning_settings() -> None:
     """Issue 39: the plan budgeted 16,000 reasoning tokens per item for Claude Sonnet 4.5 without thinking (whose
     run sends the call's own 32 tokens); a model that always reasons (GPT-5) keeps its reasoning room, and Claude
     gets it when the run declares reasoning (-T reasoning=true, as `socialbench run --reasoning`)."""
-    base = [*CLI, "plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5,openai/gpt-5,vllm/Qwen/Qwen3-8B"]
-    plain = subprocess.run([*base, "--json"], capture_output=True, text=True)
+    base = ["plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5,openai/gpt-5,vllm/Qwen/Qwen3-8B"]
+    plain = socialbench(*base, "--json")
     assert plain.returncode == 0, plain.stderr
     claude, gpt5, local = json.loads(plain.stdout)["plan"]
     items = claude["tokens"]["items"]
     assert claude["tokens"]["output_budget"] == 32 * items and gpt5["tokens"]["output_budget"] == 16_000 * items
     assert local["dollars"] is None and local["prices"] is None  # a local server has no list price
-    thinking = subprocess.run([*base, "-T", "reasoning=true", "--json"], capture_output=True, text=True)
+    thinking = socialbench(*base, "-T", "reasoning=true", "--json")
     assert thinking.returncode == 0, thinking.stderr
     assert json.loads(thinking.stdout)["plan"][0]["tokens"]["output_budget"] == 16_000 * items
-    table = subprocess.run(base, capture_output=True, text=True)
+    table = socialbench(*base)
     assert "prices from genai-prices 0.2.3 (2026-11)" in table.stdout and "no price known" in table.stdout
-    bad = subprocess.run([*base, "-T", "reasoning=maybe"], capture_output=True, text=True)
+    bad = socialbench(*base, "-T", "reasoning=maybe")
     assert bad.returncode == 2 and "-T reasoning='maybe'" in bad.stderr
 
 
@@ -96,24 +92,16 @@ def test_trie_arithmetic_on_prompts_whose_bill_is_known() -> None:
 
 
 def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:
-    command = [*CLI, "plan", "longsocial", "-T", "workflow=rag-bm25-k20-a1", "--model", "openai/gpt-4o"]
-    rag = subprocess.run(command, capture_output=True, text=True)
+    command = ["plan", "longsocial", "-T", "workflow=rag-bm25-k20-a1", "--model", "openai/gpt-4o"]
+    rag = socialbench(*command)
     assert rag.returncode == 2 and "not planned: rag-bm25-k20-a1" in rag.stderr
     assert "planned settings: full" in rag.stderr and "bm25-k20" in rag.stderr
     # a retrieval setting is planned over items, whose retrieved posts it renders; Table 6 gives no posts
-    paper = subprocess.run(
-        [*CLI, "plan", "longsocial", "-T", "workflow=bm25-k20", "--model", "openai/gpt-4o", "--paper-grid"],
-        capture_output=True,
-        text=True,
-    )
+    paper = socialbench("plan", "longsocial", "-T", "workflow=bm25-k20", "--model", "openai/gpt-4o", "--paper-grid")
     assert paper.returncode == 2 and "--paper-grid: bm25-k20" in paper.stderr
     prices = tmp_path / "prices.yaml"
     prices.write_text("openai/gpt-4o: {input: 1.0, output: cheap, input_cache_write: 1.0, input_cache_read: 0.1}\n")
-    broken = subprocess.run(
-        [*CLI, "plan", "longsocial", "--model", "openai/gpt-4o", "--model-cost-config", str(prices)],
-        capture_output=True,
-        text=True,
-    )
+    broken = socialbench("plan", "longsocial", "--model", "openai/gpt-4o", "--model-cost-config", str(prices))
     assert broken.returncode == 2 and str(prices) in broken.stderr and "openai/gpt-4o" in broken.stderr
     assert "output" in broken.stderr
 
@@ -121,10 +109,8 @@ def test_plan_refuses_what_it_cannot_know(tmp_path: Path) -> None:
 def test_a_grid_plan_counts_the_cache_entries_its_settings_share() -> None:
     """Issue 39: the settings of a grid were planned as if each wrote its own entries, though CoT sends the same
     instructions and discussion as Full and reads the entries Full wrote."""
-    done = subprocess.run(
-        [*CLI, "plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5", "-T", "workflow=full,cot", "--json"],
-        capture_output=True,
-        text=True,
+    done = socialbench(
+        "plan", "longsocial", "--model", "anthropic/claude-sonnet-4-5", "-T", "workflow=full,cot", "--json"
     )
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)
@@ -154,8 +140,8 @@ def test_the_scope_oracle_and_the_probes_are_planned_as_the_run_sends_them(
     encoding, _ = tokenizer_for("openai/gpt-4o")
     sent = sum(count_tokens(s.messages[0].text, encoding) for s in samples)
     models = "openai/gpt-4o,anthropic/claude-sonnet-4-5"
-    command = [*CLI, "plan", "longsocial", "-T", f"workflow={setting}", "--model", models, "--json"]
-    planned = subprocess.run(command, capture_output=True, text=True)
+    command = ["plan", "longsocial", "-T", f"workflow={setting}", "--model", models, "--json"]
+    planned = socialbench(*command)
     assert planned.returncode == 0, planned.stderr
     gpt, claude = json.loads(planned.stdout)["plan"]
     assert gpt["tokens"]["items"] == len(samples) == 36 and gpt["tokens"]["prompt"] == sent
@@ -165,8 +151,7 @@ def test_the_scope_oracle_and_the_probes_are_planned_as_the_run_sends_them(
 def test_the_plans_batch_dollars_come_from_the_lists_batch_rates() -> None:
     """Issue 51: `plan` halved every part of GPT-4o's bill under batch, where the list keeps cached input at $1.25
     ($1.25 input, $1.25 cached input, $5 output batched; the ledger bills batch runs at these rates)."""
-    done = subprocess.run([*CLI, "plan", "longsocial", "--model", "openai/gpt-4o", "--json"], capture_output=True,
-                          text=True)  # fmt: skip
+    done = socialbench("plan", "longsocial", "--model", "openai/gpt-4o", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     (row,) = json.loads(done.stdout)["plan"]
     t = row["tokens"]

@@ -10,7 +10,6 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,11 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial.task import load_pack, longsocial, shuffled
 
-SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_data_layer")
 
 
 def _constant(letter: str, name: str) -> Any:
@@ -40,13 +41,7 @@ def _share(letter: str, seed: int, ids: set[str] | None = None) -> float:
 
 
 def _report(*args: Any, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [SOCIALBENCH, "report", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, **(env or {})},
-    )
+    done = socialbench("report", *map(str, args), env={**os.environ, **(env or {})})
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -150,13 +145,9 @@ def test_the_smallest_case_full_cot_and_a_seed_rerun(tmp_path: Path) -> None:
 
 
 def _cli_run(folder: Path, *args: str) -> list[str]:
-    done = subprocess.run(
-        [SOCIALBENCH, "run", "longsocial", "--model", "mockllm/model", "--log-dir", str(folder), "--display", "none",
-         *args],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )  # fmt: skip
+    done = socialbench(
+        "run", "longsocial", "--model", "mockllm/model", "--log-dir", str(folder), "--display", "none", *args
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return sorted(str(p) for p in folder.glob("*.eval"))
 
@@ -178,12 +169,7 @@ def test_limit_asks_the_same_items_at_any_concurrency_and_in_every_setting(tmp_p
 
 
 def test_limit_must_be_positive(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [SOCIALBENCH, "run", "longsocial", "--model", "mockllm/model", "--limit", "-2", "--log-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = socialbench("run", "longsocial", "--model", "mockllm/model", "--limit", "-2", "--log-dir", str(tmp_path))
     assert done.returncode == 2 and "--limit" in done.stderr and "at least 1" in done.stderr
     assert not list(tmp_path.glob("*.eval"))
 

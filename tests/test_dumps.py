@@ -19,12 +19,16 @@ from typing import Any, cast
 import pytest
 import zstandard
 
+from conftest import socialbench
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import DumpSelection, ImportReport, InputError, read_pushshift, read_thread_json
 from socialbench.conversations.sources._common import MAX_LINE_BYTES, numbered_lines
 from socialbench.conversations.sources.pushshift import Engine
 from socialbench.conversations.sources.pushshift_rows import ROW_FIELDS, _record_text, assemble, classify
 from socialbench.conversations.tokens import count_tokens
+
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_dumps")
 
 ENGINES = ["duckdb", pytest.param("spark", marks=pytest.mark.spark)]
 
@@ -335,22 +339,18 @@ def test_a_decompression_bomb_without_newlines_stops_early(tmp_path: Path) -> No
 
 def test_cli_import_with_selection(dumps: list[Path], tmp_path: Path) -> None:
     out = tmp_path / "episodes.jsonl"
-    cmd = [sys.executable, "-m", "socialbench.cli", "import", "pushshift", *map(str, dumps), "-o", str(out)]
-    done = subprocess.run([*cmd, "--select", "min_comments=1000"], capture_output=True, text=True)
+    cmd = ["import", "pushshift", *map(str, dumps), "-o", str(out)]
+    done = socialbench(*cmd, "--select", "min_comments=1000")
     assert done.returncode == 0, done.stderr
     assert "wrote 1 episodes" in done.stderr
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["reddit:n49rw"]
     before = out.read_bytes()
-    bad = subprocess.run([*cmd, "--select", "min_comment=3"], capture_output=True, text=True)
+    bad = socialbench(*cmd, "--select", "min_comment=3")
     assert bad.returncode == 2 and "min_comment=3" in bad.stderr and "min_comments" in bad.stderr
-    none = subprocess.run([*cmd, "--select", "min_comments=100000"], capture_output=True, text=True)
+    none = socialbench(*cmd, "--select", "min_comments=100000")
     assert none.returncode == 2 and "no episodes found" in none.stderr and "matching the filters" in none.stderr
     assert out.read_bytes() == before
-    wrong = subprocess.run(
-        [sys.executable, "-m", "socialbench.cli", "import", "cmv", str(dumps[2]), "-o", str(out), "--engine", "spark"],
-        capture_output=True,
-        text=True,
-    )
+    wrong = socialbench("import", "cmv", str(dumps[2]), "-o", str(out), "--engine", "spark")
     assert wrong.returncode == 2 and "pushshift format only" in wrong.stderr
 
 

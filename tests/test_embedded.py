@@ -14,7 +14,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import EmbeddedLlama
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("test_embedded")]
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -21,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import socialbench
 from socialbench.conversations.sources import REPAIRS_KEY, ImportContext, import_episodes
 from socialbench.core.errors import InputError
 
-CLI = [sys.executable, "-m", "socialbench.cli"]
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
@@ -342,14 +340,14 @@ def test_cli_says_what_it_repaired_and_leaves_the_inputs_alone(data: Path, tmp_p
     folder = cmv_copy(data, tmp_path)
     before = digest(folder)
     out = tmp_path / "episodes.jsonl"
-    done = subprocess.run([*CLI, "import", "cmv", folder, "-o", out], capture_output=True, text=True, timeout=300)
+    done = socialbench("import", "cmv", folder, "-o", out)
     assert done.returncode == 0, done.stderr
     assert "replies sharing an id with another reply (the first kept): 3" in " ".join(done.stderr.split())
     assert done.stderr.count("differs from the reply with that id") == 3
     assert digest(folder) == before
     shutil.copyfile(folder / "positive" / "0.xml", folder / "negative" / "9999.xml")
     before_out = out.read_bytes()
-    refused = subprocess.run([*CLI, "import", "cmv", folder, "-o", out], capture_output=True, text=True, timeout=300)
+    refused = socialbench("import", "cmv", folder, "-o", out)
     assert refused.returncode == 2 and "conflicting labels" in refused.stderr and "Traceback" not in refused.stderr
     assert out.read_bytes() == before_out  # a refused import leaves the earlier output as it was
 

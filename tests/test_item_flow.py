@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from conftest import chromium_browser, free_port, potato_answer, potato_item, potato_login, potato_next
+from conftest import chromium_browser, free_port, potato_answer, potato_item, potato_login, potato_next, socialbench
 from socialbench.benchmarks.longsocial.studies import CRITERIA
 from socialbench.shared import studies
 from test_release import EPISODE, page, sample_items
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.potato]
 VIEW = {"width": 1280, "height": 900}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+    return socialbench(*args)
 
 
 @contextmanager

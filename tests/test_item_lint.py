@@ -8,13 +8,12 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.lint import lint_items
 from socialbench.benchmarks.longsocial.task import load_pack, sample_pack
@@ -22,8 +21,6 @@ from socialbench.benchmarks.perso.items import default_items
 from socialbench.benchmarks.perso.lint import lint_items as perso_lint
 from socialbench.conversations.render import short_ids
 from socialbench.shared.itemlint import Candidate, heuristic_rows
-
-CLI = [sys.executable, "-m", "socialbench.cli"]
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -82,7 +79,7 @@ def test_gold_always_longest_fails_the_length_heuristic_and_the_command_exits_1(
     longest = next(h for h in report.heuristics if h["heuristic"] == "longest option")
     assert longest["correct"] == len(rows) and longest["accuracy"] == 1.0 and longest["p_value"] < 1e-10
     assert not longest["passed"]
-    done = subprocess.run([*CLI, "analyze", "longsocial", "lint", "-A", f"items={path}", "--json"], capture_output=True)
+    done = socialbench("analyze", "longsocial", "lint", "-A", f"items={path}", "--json")
     assert done.returncode == 1
     assert json.loads(done.stdout)["passed"] is False
     assert (tmp_path / "items.jsonl").read_text() == "".join(json.dumps(r) + "\n" for r in rows)  # input untouched
@@ -99,7 +96,7 @@ def test_the_shipped_items_pass(bench: str) -> None:
     report = lint_items() if bench == "longsocial" else perso_lint()
     assert report.passed, [f for f in report.findings if f.severity == "hard"] or report.failed_heuristics
     assert all(h["accuracy"] <= 0.35 for h in report.heuristics)
-    done = subprocess.run([*CLI, "analyze", bench, "lint"], capture_output=True, text=True)
+    done = socialbench("analyze", bench, "lint")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     assert "lint passed" in done.stdout
 
@@ -149,9 +146,7 @@ def test_the_screen_flags_exactly_the_items_the_probes_solve(tmp_path: Path) -> 
     tasks = [longsocial(workflow=p, seed=s, answer_mode="generate") for p in PROBES for s in range(4)]
     logs = eval(tasks, model=_cheater(solved), log_dir=str(tmp_path / "logs"), display="none")
     assert all(log.status == "success" for log in logs)
-    done = subprocess.run(
-        [*CLI, "analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json"], capture_output=True
-    )
+    done = socialbench("analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json")
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
     episode = {r["id"]: r["episode_id"] for r in _rows()}
@@ -172,9 +167,7 @@ def test_the_screen_says_when_it_cannot_flag_anything(tmp_path: Path) -> None:
         display="none",
     )
     assert logs[0].status == "success"
-    done = subprocess.run(
-        [*CLI, "analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json"], capture_output=True
-    )
+    done = socialbench("analyze", "longsocial", "screen", "-A", f"runs={tmp_path / 'logs'}", "--json")
     result = json.loads(done.stdout)
     assert done.returncode == 0 and result["flagged"] == []
     assert "no item can be flagged" in result["power"]

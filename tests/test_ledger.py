@@ -5,8 +5,6 @@ hit rate and dollars are known exactly. And the run options users expect from in
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -17,11 +15,9 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelCost, ModelUsage, get_model
 
-from conftest import anthropic_message, recording_server
+from conftest import anthropic_message, recording_server, socialbench
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.shared.ledger import usage_rows
-
-CLI = [sys.executable, "-m", "socialbench.cli"]
 
 
 def _usage_reply(_body: dict[str, Any], _server: Any) -> dict[str, Any]:
@@ -75,10 +71,10 @@ def test_the_ledger_of_a_run_with_known_usage_and_prices(server: ThreadingHTTPSe
     assert row["cache_hit_rate"] == pytest.approx(0.8)
     # per request: 200 x $1/M + 800 x $0.1/M + 10 x $2/M = $0.0003; two requests
     assert row["cost"] == pytest.approx(0.0006)
-    report = subprocess.run([*CLI, "report", "longsocial", str(log.location), "--json"], capture_output=True, text=True)
+    report = socialbench("report", "longsocial", str(log.location), "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["usage"] == [row]
-    table = subprocess.run([*CLI, "report", "longsocial", str(log.location)], capture_output=True, text=True)
+    table = socialbench("report", "longsocial", str(log.location))
     assert "Tokens and cost per run" in table.stdout and "80.0%" in table.stdout and "0.0006" in table.stdout
 
 
@@ -109,7 +105,7 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
     (row,) = usage_rows([str(batched)])
     assert row["cost"] == pytest.approx(2 * (200 * 1.25 + 800 * 1.25 + 10 * 5) / 1e6)  # $0.0026
     assert row["batch"] is True and row["cost_source"].endswith(", batch, per request")
-    report = subprocess.run([*CLI, "report", "longsocial", str(batched), "--json"], capture_output=True, text=True)
+    report = socialbench("report", "longsocial", str(batched), "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["usage"] == [row]  # report --json says the run was batched
     # issue 53: a batch run dated before the list's batch rates (2026-10-14) was priced at the standard rate under a
@@ -143,21 +139,28 @@ def test_costs_without_a_price_file_come_from_the_price_list_and_batch_runs_bill
 
 
 def test_run_options_reach_inspect(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*CLI, "run", "longsocial", "--model", "mockllm/model", "--limit", "1", "--log-dir", tmp_path,
-         "--batch", "5", "--max-samples", "2", "--display", "none"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )  # fmt: skip
+    done = socialbench(
+        "run",
+        "longsocial",
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "1",
+        "--log-dir",
+        tmp_path,
+        "--batch",
+        "5",
+        "--max-samples",
+        "2",
+        "--display",
+        "none",
+    )
     assert done.returncode == 0, done.stderr
     (path,) = tmp_path.glob("*.eval")
     header = read_eval_log(str(path), header_only=True)
     assert header.plan.config.batch == 5 and header.eval.config.max_samples == 2
     assert "Tokens and cost per run" in done.stdout
-    ttl = subprocess.run(
-        [*CLI, "run", "longsocial", "--model", "mockllm/model", "--cache-ttl", "1h"], capture_output=True, text=True
-    )
+    ttl = socialbench("run", "longsocial", "--model", "mockllm/model", "--cache-ttl", "1h")
     assert ttl.returncode == 2 and "applies to anthropic/ models only" in ttl.stderr
 
 

@@ -60,7 +60,7 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path: Path, monkeypatch: pytest.Mon
     assert cpu_flags(tmp_path / "missing") == frozenset()
 
 
-@pytest.mark.slow
+@pytest.mark.model
 @pytest.mark.parametrize("cpu", sorted(CPUS))
 def test_the_embedded_model_loads_by_the_policy_of_each_cpu(
     cpu: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -81,7 +81,7 @@ def test_the_embedded_model_loads_by_the_policy_of_each_cpu(
     assert out.usage is not None and out.usage.output_tokens >= 1
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_the_embedded_model_here_carries_the_policy_of_this_machine() -> None:
     api = get_model("socialbench/gemma-3-270m", n_ctx=512, memoize=False).api
     assert isinstance(api, EmbeddedLlama)

@@ -17,11 +17,10 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 from inspect_ai.model import get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.shared.logstore import KEEP_PROMPTS, NOTE, compact, sample_prompts
-
-SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
 
 
 def _items(tmp_path: Path, n: int = 4) -> str:
@@ -82,7 +81,7 @@ def test_the_recovered_prompt_is_what_the_server_received(
         assert copies == 2  # in the sample that holds it: its messages and the attachment its model call refers to
         # the CLI prints the answer's prompt exactly
         sample = str(read_eval_log_sample_summaries(location)[-1].id)
-        printed = subprocess.run([SOCIALBENCH, "prompt", location, sample], capture_output=True, text=True)
+        printed = socialbench("prompt", location, sample)
         assert printed.returncode == 0, printed.stderr
         (message,) = sample_prompts(location, sample)[-1]
         assert printed.stdout == message["content"] and NOTE.search(members[f"samples/{sample}_epoch_1.json"])
@@ -90,7 +89,7 @@ def test_the_recovered_prompt_is_what_the_server_received(
 
 def _report_json(log: str) -> dict[str, Any]:
     """The report's JSON, the log's own path replaced (the two logs compared live in two folders)."""
-    done = subprocess.run([SOCIALBENCH, "report", "longsocial", log, "--json"], capture_output=True, text=True)
+    done = socialbench("report", "longsocial", log, "--json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.replace(json.dumps(log)[1:-1], "LOG"))  # type: ignore[no-any-return]
 
@@ -152,12 +151,13 @@ def test_a_missing_or_changed_discussion_is_refused_in_one_line(tmp_path: Path) 
     ):
         broken = tmp_path / name
         _rewrite(location, broken, edit)
-        done = subprocess.run([SOCIALBENCH, "prompt", str(broken), reader_id], capture_output=True, text=True)
+        done = socialbench("prompt", str(broken), reader_id)
         assert done.returncode == 2 and done.stdout == ""
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and str(broken) in lines[0] and why in lines[0], done.stderr
 
 
+@pytest.mark.subprocess  # inspect view as a server
 def test_inspect_view_serves_a_compacted_log_with_its_notes(tmp_path: Path) -> None:
     """`inspect view` (its own server, on 127.0.0.1) lists and serves a compacted log: every sample, the note where
     the discussion was, and the sample that holds it whole."""

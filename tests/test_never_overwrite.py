@@ -7,22 +7,20 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.perso import perso
 from socialbench.core.errors import InputError
 from socialbench.core.jsonl import atomic_writer, protecting
 
-CLI = [sys.executable, "-m", "socialbench.cli"]
-
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=300)
+    return socialbench(*args)
 
 
 def digest(path: Path) -> str:

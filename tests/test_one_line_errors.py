@@ -8,7 +8,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,15 +15,17 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.benchmarks.perso import perso
 from socialbench.core.jsonl import dump_json
 
-CLI = [sys.executable, "-m", "socialbench.cli"]
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_one_line_errors")
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, timeout=600)
+    return socialbench(*args)
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -231,8 +232,9 @@ def test_a_study_file_that_is_a_folder_is_one_line(member: str, tmp_path: Path) 
 def test_a_hosted_model_without_its_api_key_is_one_line(tmp_path: Path) -> None:
     """Issue 53: inspect's refusal (no OPENAI_API_KEY) ended in a traceback."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and "AZURE" not in k}
-    done = subprocess.run([*CLI, "run", "longsocial", "--model", "openai/gpt-5", "--limit", "1", "--log-dir",
-                           str(tmp_path / "logs")], capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    done = socialbench(
+        "run", "longsocial", "--model", "openai/gpt-5", "--limit", "1", "--log-dir", str(tmp_path / "logs"), env=env
+    )
     line = one_line(done)
     assert "OPENAI_API_KEY" in line and "Traceback" not in done.stderr and "[bold]" not in line, line
     assert not list((tmp_path / "logs").glob("*.eval"))  # refused before any log was written

@@ -9,8 +9,6 @@ import io
 import json
 import math
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from rich.console import Console
 
+from conftest import socialbench
 from socialbench.benchmarks.perso import perso, perso_generate
 from socialbench.benchmarks.perso.baselines import (
     CLASSIFIERS,
@@ -825,14 +824,14 @@ def test_behavioral_answers_about_pairs_the_threads_do_not_have_are_refused(tmp_
                for who in ("A", "B") for i in range(3)]  # fmt: skip
     path = tmp_path / "annotations.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in made_up))
-    cli = [str(Path(sys.executable).parent / "socialbench"), "analyze", "perso", "agreement"]
-    done = subprocess.run([*cli, "-A", f"annotations={path}"], capture_output=True, text=True)
+    cli = ["analyze", "perso", "agreement"]
+    done = socialbench(*cli, "-A", f"annotations={path}")
     assert done.returncode == 2 and "x0:a0-b0" in done.stderr and "is not a pair of the threads file" in done.stderr
     thread = load_threads()[0]
     winner, loser = thread.meta["pairs"][0]
     real = [{"annotator": who, "study": "behavioral", "instance": f"{thread.id}:{winner}-{loser}", "answer": winner}
             for who in ("A", "B")]  # fmt: skip
     path.write_text("\n".join(json.dumps(x) for x in real))
-    done = subprocess.run([*cli, "-A", f"annotations={path}", "--json"], capture_output=True, text=True)
+    done = socialbench(*cli, "-A", f"annotations={path}", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["groups"]["behavioral"]["accuracy"] == {"A": 1.0, "B": 1.0}

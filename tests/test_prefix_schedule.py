@@ -5,8 +5,6 @@ different episodes run side by side. With one connection nothing is held back an
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +20,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.model._generate_config import set_active_generate_config
 
-from conftest import recording_server
+from conftest import recording_server, socialbench
 from socialbench.benchmarks.longsocial import longsocial
 from socialbench.shared.caching import PrefixGate, first_of_each_group, round_robin
 
@@ -198,31 +196,12 @@ def test_socialbench_run_builds_each_task_with_its_model_active(tmp_path: Path) 
 
     built = _tasks_per_model(seen, [{}], ["mockllm/model"], None, {}, {"max_connections": 4, "display": "none"})
     assert [(t.window, str(t.model)) for t in built] == [(4, "mockllm/model")]
-    nothing = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "socialbench.cli",
-            "run",
-            "longsocial",
-            "--model",
-            ",",
-            "--log-dir",
-            str(tmp_path / "x"),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    nothing = socialbench("run", "longsocial", "--model", ",", "--log-dir", str(tmp_path / "x"))
     assert nothing.returncode == 2 and "no model named" in nothing.stderr and not (tmp_path / "x").exists()
-    cli = [sys.executable, "-m", "socialbench.cli", "run", "longsocial", "--model", "mockllm/model", "--limit", "8"]
+    cli = ["run", "longsocial", "--model", "mockllm/model", "--limit", "8"]
     for connections, schedule in ((4, "episodes' first items a window ahead"), (1, "episode order")):
         logs = tmp_path / str(connections)
-        done = subprocess.run(
-            [*cli, "--max-connections", str(connections), "--log-dir", str(logs), "--display", "none"],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        done = socialbench(*cli, "--max-connections", str(connections), "--log-dir", str(logs), "--display", "none")
         assert done.returncode == 0, done.stderr[-2000:]
         (path,) = logs.glob("*.eval")
         header = read_eval_log(str(path), header_only=True)

@@ -27,6 +27,9 @@ from socialbench.conversations.sources import import_episodes
 from socialbench.conversations.store import read_episodes, write_episodes
 from socialbench.core.errors import InputError
 
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_properties")
+
 EXAMPLES = int(os.environ.get("SOCIALBENCH_HYPOTHESIS_EXAMPLES", "40"))
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=20),

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial import studies as ls
 from socialbench.benchmarks.longsocial.task import sample_pack
 from socialbench.shared import studies
@@ -21,7 +21,7 @@ EPISODE = "cmv:2rnr30"  # a real r/ChangeMyView thread of the sample pack (48 po
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+    return socialbench(*args)
 
 
 def save(folder: Path, annotator: str, pages: dict[str, dict[str, str]]) -> None:

@@ -21,7 +21,7 @@ from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import CPUINFO_ENV
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.model, pytest.mark.subprocess, pytest.mark.xdist_group("test_remote")]
 
 
 @pytest.fixture(scope="module")

@@ -92,6 +92,7 @@ FIFTEEN = ("full", "cot", "bm25-k20", "struct-ancestors", "option-only")
 """Five settings x three models: a 15-series grid."""
 
 
+@pytest.mark.browser
 def test_a_15_series_grid_report_opens_with_its_headline_and_reads_at_1280_and_390_px(tmp_path: Path) -> None:
     """The first screen held the title, the run count and a 21-entry contents list; the contents' second column ran
     into the first; setting names broke at their hyphen at 390 px (``bm25-`` / ``k20``); at 390 px every figure was
@@ -168,6 +169,7 @@ def _look_at_the_grid(browser: Any, html: Path, shots: Path) -> None:
         page.close()
 
 
+@pytest.mark.latex
 def test_every_latex_table_of_a_29_by_3_grid_fits_a_two_column_paper(tmp_path: Path) -> None:
     """`perso-paper.tex` was a float too large for the page by 1,762 pt, a grid of 29 settings x 3 models too tall
     by ~1,057 pt, and with real provider model names the grid table was shrunk to 0.62 (under 70%); a line starting
@@ -230,6 +232,8 @@ KINDS = (
 )  # fmt: skip
 
 
+@pytest.mark.browser
+@pytest.mark.potato
 def test_every_study_kind_keeps_its_question_in_view_at_1280_and_390_px(tmp_path: Path) -> None:
     """PerSo's questions sat at the bottom of 1.7-5.2K px pages (7-15K px on a phone) and the cognitive study made an
     annotator read one post and reply three times (24 pages for 8 pairs). On each study kind's first page, on a real

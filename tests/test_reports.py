@@ -10,7 +10,6 @@ import json
 import math
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,16 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial.task import longsocial
 from socialbench.benchmarks.perso import perso
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared.figures import Drawing, Estimate, bars, estimate, heatmap, scatter, stacked_shares
 from socialbench.shared.reporting import Document, Section, Table, write_tables
+
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_reports")
 
 
 def _mpl(fig: Any) -> Any:
@@ -189,7 +192,6 @@ def reports(logs: dict[str, list[str]], tmp_path_factory: pytest.TempPathFactory
     for bench, bench_logs in logs.items():
         target = root / bench
         command = [
-            str(Path(sys.executable).parent / "socialbench"),
             "report",
             bench,
             *bench_logs,
@@ -201,7 +203,7 @@ def reports(logs: dict[str, list[str]], tmp_path_factory: pytest.TempPathFactory
             "--tables",
             str(target / "tables"),
         ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        done = socialbench(*command)
         assert done.returncode == 0, done.stderr[-2000:]
         (target / "stdout.txt").write_text(done.stdout)
         out[bench] = target
@@ -389,6 +391,7 @@ def test_report_figures_are_publication_sized_and_readable(logs: dict[str, list[
         assert "mockllm/model" in labels
 
 
+@pytest.mark.latex  # poppler renders the PDF figures
 def test_pdf_figures_fit_a_page_width_and_no_text_runs_off(reports: dict[str, Path], tmp_path: Path) -> None:
     import shutil
 
@@ -420,6 +423,7 @@ LATEX_DOCUMENT = (
 """A two-column paper (10 pt article: 229.5 pt columns, 469 pt text): the page our users' tables go into."""
 
 
+@pytest.mark.latex
 def test_every_latex_table_compiles_with_pdflatex(reports: dict[str, Path], tmp_path: Path) -> None:
     import shutil
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.subprocess  # kill -9 of a real run, then the same command again
 
 
 class _Slow(BaseHTTPRequestHandler):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,15 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
+from conftest import socialbench
 from socialbench.benchmarks.longsocial.task import load_pack, longsocial, shuffled
 from socialbench.benchmarks.perso import perso
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
 from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared.runs import run_set
 
-SOCIALBENCH = str(Path(sys.executable).parent / "socialbench")
+# its module fixtures are built once: all its tests on one xdist worker
+pytestmark = pytest.mark.xdist_group("test_run_identity")
 
 
 def _model(answer: Any, name: str = "mockllm/model") -> Any:
@@ -53,7 +54,7 @@ def _killed(path: str) -> str:
 
 
 def _report(*args: Any) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([SOCIALBENCH, "report", *map(str, args)], capture_output=True, text=True, timeout=900)
+    done = socialbench("report", *map(str, args))
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -214,13 +215,9 @@ def test_a_report_never_rereads_a_changed_episodes_file(
         episodes.unlink()
     reason = "changed since the runs read it" if since == "changed" else f"{episodes} is gone"
     assert analyses([str(log.location)])["length_vs_accuracy"] == before
-    done = subprocess.run(
-        [SOCIALBENCH, "report", "longsocial", str(log.location), "--html", str(tmp_path / "r.html"), "--tables",
-         str(tmp_path / "t")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )  # fmt: skip
+    done = socialbench(
+        "report", "longsocial", str(log.location), "--html", str(tmp_path / "r.html"), "--tables", str(tmp_path / "t")
+    )
     assert done.returncode == 0, done.stderr
     assert "Table 18 leaves out" in done.stdout + done.stderr and reason in " ".join(
         (done.stdout + done.stderr).split()
@@ -468,9 +465,7 @@ def test_a_report_gives_the_same_numbers_in_every_process(longsocial_folder: dic
     outputs = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run(
-            [SOCIALBENCH, "report", "longsocial", str(folder), "--json"], capture_output=True, text=True, env=env
-        )
+        done = socialbench("report", "longsocial", str(folder), "--json", env=env)
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]

@@ -344,6 +344,7 @@ def test_tables_from_logs(tmp_path: Any) -> None:
     assert sum(g["n"] for g in groups) == 4 and all(g["reply"] == 10 and g["process"] == 5 for g in groups)
 
 
+@pytest.mark.model  # the shipped sentence-transformers model
 def test_process_reply_similarity_has_both_series(tmp_path: Any) -> None:
     from socialbench.benchmarks.sibench.similarity import process_reply_similarity
     from socialbench.shared.embeddings import cosine_pairs

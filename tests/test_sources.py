@@ -6,14 +6,13 @@ import collections
 import json
 import random
 import shutil
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import socialbench
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import (
     InputError,
@@ -333,11 +332,6 @@ def test_reddit_answers_of_one_thread_in_any_order_rebuild_the_whole_tree(data: 
     assert len(complete) == 1 + 1428 and complete.repairs == ()
     # the command line takes the folder too
     out = tmp_path / "n49rw.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "socialbench.cli", "import", "reddit-json", str(folder), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = socialbench("import", "reddit-json", str(folder), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "wrote 1 episodes" in result.stderr

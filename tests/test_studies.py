@@ -8,7 +8,6 @@ import json
 import math
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from conftest import (
     potato_item,
     potato_login,
     potato_next,
+    socialbench,
     study_item,
 )
 from socialbench.benchmarks.sibench.prompts import COMPONENT_KEYS
@@ -30,11 +30,11 @@ from socialbench.benchmarks.sibench.task import sibench
 from socialbench.shared import studies
 from socialbench.shared.agreement import agreement
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.browser, pytest.mark.potato]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+    return socialbench(*args)
 
 
 def _sibench_logs(folder: Path) -> Path:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import socialbench
 from socialbench.benchmarks.perso.items import default_items
 from socialbench.shared import studies
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(Path(sys.executable).parent / "socialbench"), *args], capture_output=True, text=True)
+    return socialbench(*args)
 
 
 def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path: Path) -> None:

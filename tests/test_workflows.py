@@ -70,7 +70,14 @@ def run(workflow: str, tmp_path: Path, calls: list[str] | None = None, n: int = 
     return log
 
 
-@pytest.mark.parametrize("workflow", list(WORKFLOWS))
+def _settings() -> list[Any]:
+    """Every registered setting; the dense ones (they embed with the shipped sentence-transformers model) are in the
+    `model` tier."""
+    return [pytest.param(name, marks=pytest.mark.model) if "embedder" in flow.needs else name for name, flow in
+            WORKFLOWS.items()]  # fmt: skip
+
+
+@pytest.mark.parametrize("workflow", _settings())
 def test_every_setting_runs_and_its_log_records_the_setting(workflow: str, tmp_path: Path) -> None:
     labelled = "gold-labels" in WORKFLOWS[workflow].needs  # Table 21's oracle: the one labelled item of the episode
     log = run(workflow, tmp_path, n=4, missing_oracle="skip") if labelled else run(workflow, tmp_path)
@@ -568,7 +575,7 @@ def _metrics(log: EvalLog) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("kind", ["oracle", "thinker", "chatty"])
-@pytest.mark.parametrize("workflow", list(WORKFLOWS))
+@pytest.mark.parametrize("workflow", _settings())
 def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, kind: str, tmp_path: Path) -> None:
     """The oracle answers the gold option's letter as shown (through the option shuffle), or, without options,
     the gold text: 100% everywhere, or the shuffle, the gold or the letter reader is broken somewhere. A thinker

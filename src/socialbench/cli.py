@@ -38,7 +38,6 @@ from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
 from .core.errors import InputError
 from .core.jsonl import dump_json, protecting
-from .shared.ledger import print_usage
 from .shared.terminal import Table
 
 if TYPE_CHECKING:
@@ -716,6 +715,8 @@ def run(
         for note in run_set(locations).notes():  # a run of the grid that failed is named, never silently missing
             out.print(note)
         out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
+    from .shared.ledger import print_usage
+
     print_usage(out, [log.location for log in logs])
     if any(log.status != "success" for log in logs):
         sys.exit(1)
@@ -796,6 +797,7 @@ def report(
     the report with the papers' figures for publication."""
     from .benchmarks import get_benchmark, registered
     from .shared.benchmark import log_paths, parse_arguments, refuse_foreign_logs
+    from .shared.ledger import print_usage
     from .shared.runs import run_info, run_set
 
     bench = get_benchmark(benchmark)
@@ -1024,8 +1026,12 @@ def study_serve(folder: str, host: str, port: int) -> None:
     from .shared import studies
 
     record = studies.load(folder)
-    # SIGHUP (a closed terminal or ssh session) ends the server like SIGTERM and Ctrl-C: through the `finally` below
-    signal.signal(signal.SIGHUP, _terminated)
+    # Our own handlers for every stopping signal, whatever this process inherited: a shell starts a background job
+    # with SIGINT ignored (and Python then installs no KeyboardInterrupt handler), so Ctrl-C / `kill -INT` would
+    # leave the server running. Each signal unwinds through the `finally` below, which stops Potato and its
+    # process group, and exits 128 + the signal's number (a stopped server is not a finished one).
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminated)
     try:
         process = studies.start(folder, host, port)
     except RuntimeError as exc:  # Potato missing, the port taken, or it did not come up: one line, exit 1
@@ -1035,8 +1041,6 @@ def study_serve(folder: str, host: str, port: int) -> None:
         for name, password in record["annotators"].items():
             out.print(f"  login: {name}  password: {password}")
         code = process.wait()
-    except KeyboardInterrupt:
-        return
     finally:
         studies.stop(process)
     raise click.ClickException(
