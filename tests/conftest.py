@@ -251,6 +251,18 @@ def socialbench(
     return subprocess.CompletedProcess(["socialbench", *argv], code, result.stdout, stderr)
 
 
+def stop_process(process: subprocess.Popen[Any], timeout: float = 30) -> None:
+    """End a process a test started, whatever state the test left it in: SIGTERM, then SIGKILL after ``timeout``."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:

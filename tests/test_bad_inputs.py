@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import socialbench
+from conftest import socialbench, stop_process
 from socialbench.conversations.sources import import_episodes
 from socialbench.conversations.sources.sibench import LABEL_FIELDS
 from socialbench.core.errors import InputError
@@ -205,12 +205,15 @@ def test_sigterm_during_an_import_leaves_no_partial_file(tmp_path: Path) -> None
     out = tmp_path / "out.jsonl"
     command = [str(Path(sys.executable).parent / "socialbench"), "import", "pushshift", str(dump), "-o", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not list(tmp_path.glob(".out.jsonl.*.tmp")) and time.monotonic() < deadline:
-        assert process.poll() is None, "the import ended before writing began"
-        time.sleep(0.02)
-    process.send_signal(signal.SIGTERM)  # while the output is being written
-    assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".out.jsonl.*.tmp")) and time.monotonic() < deadline:
+            assert process.poll() is None, "the import ended before writing began"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGTERM)  # while the output is being written
+        assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        stop_process(process)
     assert not list(tmp_path.glob(".out.jsonl.*")) and not out.exists()
 
 

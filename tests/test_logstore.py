@@ -165,7 +165,7 @@ def test_inspect_view_serves_a_compacted_log_with_its_notes(tmp_path: Path) -> N
     import urllib.parse
     import urllib.request
 
-    from conftest import free_port
+    from conftest import free_port, stop_process
 
     (log,) = eval(
         longsocial(items=_items(tmp_path)), model=get_model("mockllm/model"), log_dir=str(tmp_path / "logs"),
@@ -190,8 +190,7 @@ def test_inspect_view_serves_a_compacted_log_with_its_notes(tmp_path: Path) -> N
                 time.sleep(0.5)
         assert body is not None, "inspect view did not serve the log"
     finally:
-        view.terminate()
-        view.wait(timeout=60)
+        stop_process(view, timeout=60)
     assert body["status"] == "success" and len(body["samples"]) == 4
 
     def shown(text: str, attachments: dict[str, str]) -> str:  # the viewer's resolveSample: refs to their content

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from conftest import AMX_WITHOUT_BF16, cpuinfo_file, free_port
+from conftest import AMX_WITHOUT_BF16, cpuinfo_file, free_port, stop_process
 from socialbench.benchmarks.longsocial.task import longsocial, sample_pack
 from socialbench.models.llama_cpp import bundled_model_path
 from socialbench.models.loading import CPUINFO_ENV
@@ -73,8 +73,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         assert loaded == [(str(bundled_model_path("gemma-3-270m")), "False")], Path(log.name).read_text()[-2000:]
         yield url, Path(log.name)
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_process(proc)
         log.close()
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
+from conftest import stop_process
+
 pytestmark = pytest.mark.subprocess  # kill -9 of a real run, then the same command again
 
 
@@ -62,8 +64,8 @@ def _kill_and_resume(folder: Path, workflow: str, items: int, kill_after: int) -
     command = [str(Path(sys.executable).parent / "socialbench"), "run", "longsocial", "-T", f"workflow={workflow}"]
     command += ["--model", "openai-api/slow/m", "--limit", str(items), "--max-connections", "1", "--resume"]
     command += ["--log-dir", str(folder), "--display", "none"]
+    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 600  # only a hung run reaches this
         with _Slow.counted:
             while _Slow.answered < kill_after and first.poll() is None and time.monotonic() < deadline:
@@ -74,6 +76,7 @@ def _kill_and_resume(folder: Path, workflow: str, items: int, kill_after: int) -
         resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)  # the same command
         assert resumed.returncode == 0, resumed.stderr[-2000:]
     finally:
+        stop_process(first)
         server.shutdown()
 
 

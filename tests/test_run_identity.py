@@ -487,3 +487,26 @@ def test_a_setting_that_fell_back_to_full_is_named_so_wherever_it_is_shown(tmp_p
     terminal, _, tables = _written(Path(log.location).parent, "longsocial")
     assert "fell back to Full on 3/3" in terminal.replace("\n", " ")
     assert tables["longsocial-grid"][0]["fell back to Full"] == "3"
+
+
+def test_of_two_reruns_created_in_the_same_second_the_later_written_is_the_run(tmp_path: Path) -> None:
+    """inspect's ``created`` has whole seconds, and a scripted rerun takes less: the later written log is the run
+    (it was the file listing's order, which is arbitrary), whichever name sorts first."""
+    import os
+    import shutil
+
+    from inspect_ai import eval
+    from inspect_ai.model import get_model
+
+    from socialbench.benchmarks.longsocial import longsocial
+    from socialbench.shared.runs import run_set
+
+    (log,) = eval(longsocial(), model=get_model("mockllm/model"), limit=1, log_dir=str(tmp_path), display="none")
+    for later, earlier in (("a.eval", "b.eval"), ("b.eval", "a.eval")):
+        shutil.copy(log.location, tmp_path / later)
+        shutil.copy(log.location, tmp_path / earlier)
+        os.utime(tmp_path / earlier, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+        os.utime(tmp_path / later, ns=(1_000_000_000_000_000_001, 1_000_000_000_000_000_001))
+        runs = run_set([str(tmp_path / "a.eval"), str(tmp_path / "b.eval")])
+        assert [Path(r.path).name for r in runs.runs] == [later]
+        assert [Path(x.path).name for x in runs.left_out] == [earlier]

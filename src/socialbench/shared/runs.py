@@ -192,6 +192,9 @@ class RunInfo:
     """The input files the log names (resolved paths): a report never writes over them."""
     samples_logged: bool | None = None
     """False for a log written with ``--no-log-samples`` (inspect records it in the eval config)."""
+    written_ns: int = 0
+    """The log file's modification time: which of two reruns is the later when both were created in the same
+    second (inspect's ``created`` has whole seconds; a scripted rerun takes less)."""
     label: str = ""
     """The model and what tells this run apart from the others of its report: every field that varies among them,
     with this run's value (`label_runs`)."""
@@ -383,6 +386,7 @@ def run_info(path: str) -> RunInfo:
             key=key,
             inputs=_input_paths(header.eval.metadata or {}),
             samples_logged=header.eval.config.log_samples,
+            written_ns=stat.st_mtime_ns,
         )
     info = _HEADERS[cache_key]
     return RunInfo(**{**info.__dict__, "differs": {}, "label": ""})
@@ -409,7 +413,7 @@ def run_set(paths: Sequence[str | Path]) -> RunSet:
     runs: list[RunInfo] = []
     left: list[LeftOut] = []
     for members in groups.values():
-        ranked = sorted(members, key=lambda i: (i.status == "success", i.created))
+        ranked = sorted(members, key=lambda i: (i.status == "success", i.created, i.written_ns, i.path))
         chosen = ranked[-1]
         for other in ranked[:-1]:
             left.append(
