@@ -510,3 +510,47 @@ def test_of_two_reruns_created_in_the_same_second_the_later_written_is_the_run(t
         runs = run_set([str(tmp_path / "a.eval"), str(tmp_path / "b.eval")])
         assert [Path(r.path).name for r in runs.runs] == [later]
         assert [Path(x.path).name for x in runs.left_out] == [earlier]
+
+
+def test_every_generate_config_field_is_classified_as_transport_or_number_moving() -> None:
+    """An upgrade of inspect that adds a GenerateConfig field fails here until the field is put in one of the two
+    sets of shared/runs.py (until then it splits runs: the safe side)."""
+    from inspect_ai.model import GenerateConfig
+
+    from socialbench.shared.runs import NUMBER_MOVING, TRANSPORT, unclassified
+
+    assert unclassified(GenerateConfig.model_fields) == [], "classify these in shared/runs.py"
+    assert not TRANSPORT & NUMBER_MOVING
+
+    class Newer(GenerateConfig):  # what a later inspect could ship
+        speculative_decoding: bool | None = None
+
+    assert unclassified(Newer.model_fields) == ["speculative_decoding"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "runs"),
+    [
+        ({"adaptive_connections": True}, {}, 1),
+        ({"stream_idle_timeout": 30}, {"stream_idle_timeout": 600}, 1),
+        ({"max_connections": 1}, {"max_connections": 8}, 1),
+        ({"temperature": 0.0}, {"temperature": 1.0}, 2),
+    ],
+)
+def test_runs_that_differ_only_in_transport_are_one_run(
+    tmp_path: Path, first: dict[str, Any], second: dict[str, Any], runs: int
+) -> None:
+    from inspect_ai import eval
+    from inspect_ai.model import get_model
+
+    from socialbench.benchmarks.longsocial import longsocial
+    from socialbench.shared.runs import run_set
+
+    logs = []
+    for n, config in enumerate((first, second)):
+        (log,) = eval(
+            longsocial(), model=get_model("mockllm/model"), limit=1, log_dir=str(tmp_path / str(n)), display="none",
+            **config,
+        )  # fmt: skip
+        logs.append(str(log.location))
+    assert len(run_set(logs).runs) == runs
