@@ -240,7 +240,9 @@ def socialbench(
         changes.update({name: value for name, value in env.items() if os.environ.get(name) != value})
     handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:
-        result = CliRunner().invoke(main, argv, env=changes, input=input, catch_exceptions=True)
+        result = CliRunner().invoke(
+            main, argv, env=changes, input=input, catch_exceptions=True, prog_name="socialbench"
+        )
     finally:  # the command installs its own signal handlers; pytest's come back
         for sig, handler in handlers.items():
             signal.signal(sig, handler)

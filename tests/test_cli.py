@@ -129,7 +129,18 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "longsocial", "-T", "wrkflow=full"], "-T wrkflow: unknown argument of longsocial; valid: items, "),
+        (
+            ["run", "longsocial", "-T", "wrkflow=full"],
+            "-T wrkflow: unknown argument of longsocial; did you mean 'workflow'? valid: items, ",
+        ),
+        (["run", "longsocal"], "unknown benchmark 'longsocal'; did you mean 'longsocial'? available: longsocial, "),
+        (["run", "longsocial", "-T", "workflow=bm25-k2O"], "unknown workflow 'bm25-k2O'; did you mean 'bm25-k20'? "),
+        (["analyze", "longsocial", "recal"], "has no analysis 'recal'; did you mean 'recall'? analyses: "),
+        (
+            ["study", "create", "longsocial-reader", "-o", "x", "--annotators", "a"],
+            "unknown study 'longsocial-reader'; did you mean ",
+        ),
+        (["import", "hn-algolai", "x", "-o", "y"], "unknown format 'hn-algolai'; did you mean 'hn-algolia'? formats: "),
         (["run", "longsocial", "-T", "workflow=nope"], "unknown workflow 'nope'; registered: full, cot, cot-evidence"),
         (["run", "longsocial", "-T", "max_context=lots"], "-T max_context='lots': Input should be a valid integer"),
         (["run", "longsocial", "-T", "answer_mode=maybe"], "-T answer_mode='maybe': Input should be 'auto'"),
@@ -138,7 +149,10 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
         (["run", "longsocial", "--task", "other"], "benchmark 'longsocial' has no task 'other'; tasks: longsocial"),
         (["run", "longsocial", "-T", "novalue"], "-T expects KEY=VALUE, got 'novalue'"),
         (["report", "sibench", "nowhere/"], "nowhere: no such log file or folder"),
-        (["report", "sibench", ".", "-R", "similarty=false"], "-R similarty: unknown argument of report; valid: "),
+        (
+            ["report", "sibench", ".", "-R", "similarty=false"],
+            "-R similarty: unknown argument of report; did you mean ",
+        ),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args: list[str], message: str) -> None:

@@ -36,7 +36,7 @@ from .conversations.sources import (
 )
 from .conversations.stats import EpisodeStats, episode_stats, table6
 from .conversations.store import find_episode, read_episodes, write_episodes
-from .core.errors import InputError
+from .core.errors import InputError, did_you_mean
 from .core.jsonl import dump_json, protecting
 from .shared.terminal import Table
 
@@ -113,6 +113,15 @@ class _ImportGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         importer = importers().get(name)
         return None if importer is None else _import_command(importer)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0])
+        if self.get_command(ctx, name) is None and not name.startswith("-"):  # a format that is not: the closest
+            known = self.list_commands(ctx)
+            raise click.UsageError(f"unknown format {name!r}; {did_you_mean(name, known)}formats: {', '.join(known)}")
+        return super().resolve_command(ctx, args)
 
 
 class _FormatCommand(click.Command):
@@ -858,7 +867,8 @@ def analyze(benchmark: str, analysis: str, as_json: bool, analysis_args: tuple[s
     bench = get_benchmark(benchmark)
     if analysis not in bench.analyses:
         known = ", ".join(bench.analyses) or "(none)"
-        raise ValueError(f"benchmark {bench.name!r} has no analysis {analysis!r}; analyses: {known}")
+        hint = did_you_mean(analysis, bench.analyses)
+        raise ValueError(f"benchmark {bench.name!r} has no analysis {analysis!r}; {hint}analyses: {known}")
     fn = bench.analyses[analysis]
     options = parse_arguments(fn, analysis_args, flag="-A")
     for fixed in _REPORT_FIXED:
@@ -899,8 +909,8 @@ def _find_study(name: str) -> tuple[str, Any]:
     for bench in registered().values():
         if name in bench.studies:
             return bench.name, bench.studies[name]
-    known = ", ".join(sorted(n for b in registered().values() for n in b.studies))
-    raise ValueError(f"unknown study {name!r}; studies: {known}")
+    kinds = sorted(n for b in registered().values() for n in b.studies)
+    raise ValueError(f"unknown study {name!r}; {did_you_mean(name, kinds)}studies: {', '.join(kinds)}")
 
 
 class _StudyKinds(click.Command):

@@ -11,6 +11,7 @@ import pkgutil
 from functools import cache
 from importlib.metadata import entry_points
 
+from ..core.errors import did_you_mean
 from ..shared.benchmark import Benchmark
 
 
@@ -31,5 +32,6 @@ def registered() -> dict[str, Benchmark]:
 def get_benchmark(name: str) -> Benchmark:
     benchmarks = registered()
     if name not in benchmarks:
-        raise ValueError(f"unknown benchmark {name!r}; available: {', '.join(sorted(benchmarks))}")
+        hint = did_you_mean(name, benchmarks)
+        raise ValueError(f"unknown benchmark {name!r}; {hint}available: {', '.join(sorted(benchmarks))}")
     return benchmarks[name]

@@ -3,9 +3,18 @@ is wrong, in one line. The CLI prints it and exits 2 (``--debug`` shows the trac
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import ValidationError
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """``"did you mean 'x'? "`` for the closest of ``choices`` to a mistyped ``name`` (difflib's ratio >= 0.6), else
+    ``""``: the start of an error's hint, before the list of what is valid."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 class InputError(ValueError):

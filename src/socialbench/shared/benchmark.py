@@ -21,7 +21,7 @@ from inspect_ai.log import EvalLog
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 
-from ..core.errors import InputError
+from ..core.errors import InputError, did_you_mean
 
 TaskFunction = Callable[..., Task]
 Summary = Callable[[EvalLog, Console], None]
@@ -60,7 +60,8 @@ class Benchmark:
             if task_name(fn) == name:
                 return fn
         known = ", ".join(task_name(fn) for fn in self.tasks)
-        raise ValueError(f"benchmark {self.name!r} has no task {name!r}; tasks: {known}")
+        hint = did_you_mean(name, [task_name(fn) for fn in self.tasks])
+        raise ValueError(f"benchmark {self.name!r} has no task {name!r}; {hint}tasks: {known}")
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,8 @@ def parse_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-
             raise ValueError(f"{flag} expects KEY=VALUE, got {pair!r}")
         if key not in params:
             valid = ", ".join(params) or "(none)"
-            raise ValueError(f"{flag} {key}: unknown argument of {task_name(fn)}; valid: {valid}")
+            hint = did_you_mean(key, params)
+            raise ValueError(f"{flag} {key}: unknown argument of {task_name(fn)}; {hint}valid: {valid}")
         out[key] = _coerce(params[key], value, flag)
     return out
 

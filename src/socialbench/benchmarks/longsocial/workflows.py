@@ -17,7 +17,6 @@ recorded in the log. Adding a setting = one subclass + `register`. docs/longsoci
 
 from __future__ import annotations
 
-import difflib
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -30,6 +29,7 @@ from inspect_ai.solver import TaskState
 
 from ...conversations.model import Node, Thread
 from ...conversations.render import render_node, render_thread, short_ids
+from ...core.errors import did_you_mean
 from ...shared import retrieval
 from ...shared.answers import strip_thinking
 from ...shared.budgets import Budget, call_budget, record_call
@@ -787,8 +787,7 @@ def get_workflow(name: str) -> Workflow:
     try:
         return WORKFLOWS[name]
     except KeyError:
-        close = difflib.get_close_matches(name, WORKFLOWS, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        hint = did_you_mean(name, WORKFLOWS)
         raise ValueError(f"unknown workflow {name!r}; {hint}registered: {', '.join(WORKFLOWS)}") from None
 
 
