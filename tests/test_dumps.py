@@ -19,7 +19,7 @@ from typing import Any, cast
 import pytest
 import zstandard
 
-from conftest import socialbench
+from conftest import socialbench, stop_process
 from socialbench.conversations.model import Thread
 from socialbench.conversations.sources import DumpSelection, ImportReport, InputError, read_pushshift, read_thread_json
 from socialbench.conversations.sources._common import MAX_LINE_BYTES, numbered_lines
@@ -42,6 +42,18 @@ def _stop_spark() -> Iterator[None]:
         active = SparkSession.getActiveSession()
         if active is not None:
             active.stop()
+        # and its JVM: pyspark keeps the gateway process for the life of the interpreter (the importer reuses one
+        # session per process), which would outlive these tests (the suite fails on a process left running)
+        from pyspark import SparkContext
+
+        gateway = SparkContext._gateway
+        if gateway is not None:
+            gateway.shutdown()
+            proc = getattr(gateway, "proc", None)
+            if proc is not None:
+                stop_process(proc)
+            SparkContext._gateway = None
+            SparkContext._jvm = None
 
 
 def _java_17_or_skip() -> None:

@@ -262,6 +262,10 @@ class EmbeddedLlama(ModelAPI):
             temperature=temperature,
             top_p=config.top_p if config.top_p is not None else 1.0,
             top_k=config.top_k if config.top_k is not None else 40,
+            # inspect's penalties reach llama.cpp (0 = off, llama.cpp's own default): a small instruct model decoding
+            # greedily can repeat one sentence until the budget (-T / --frequency-penalty on a run)
+            frequency_penalty=config.frequency_penalty or 0.0,
+            presence_penalty=config.presence_penalty or 0.0,
             stop=config.stop_seqs or [],
             seed=config.seed if config.seed is not None else 0,
             grammar=grammar,
