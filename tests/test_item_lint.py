@@ -137,6 +137,7 @@ def _cheater(solved: set[str]) -> Any:
     return get_model("mockllm/model", custom_outputs=respond, memoize=False)
 
 
+@pytest.mark.slow  # every shortcut probe run over the whole sample pack
 def test_the_screen_flags_exactly_the_items_the_probes_solve(tmp_path: Path) -> None:
     from inspect_ai import eval
 

@@ -581,6 +581,7 @@ def test_length_statistics_ratio_of_means_and_mean_of_ratios() -> None:
     assert stats["mean_of_ratios"] == pytest.approx((3 + 1) / 2 - 1)
 
 
+@pytest.mark.slow  # four classifiers fitted on the shipped threads
 def test_baselines_run_on_any_threads_file(data: Path, tmp_path: Path) -> None:
     from socialbench.conversations.store import write_episodes
 

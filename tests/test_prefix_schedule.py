@@ -83,6 +83,7 @@ def test_an_episodes_other_items_arrive_after_its_first_is_answered(server: Any,
     assert log.eval.metadata["schedule"] == "episodes' first items a window ahead"
 
 
+@pytest.mark.slow  # a simulated llama-server answers at its own pace
 def test_a_llama_server_gets_one_request_per_episode_at_a_time_and_episodes_side_by_side(
     server: Any, tmp_path: Path
 ) -> None:
@@ -106,6 +107,7 @@ def test_the_round_robin_order_takes_width_groups_in_turn() -> None:
     assert round_robin(items, lambda i: i[0], 1) == items
 
 
+@pytest.mark.slow  # a simulated llama-server answers at its own pace
 def test_one_connection_keeps_episode_order_and_holds_nothing_back(server: Any, tmp_path: Path) -> None:
     log = _run(server, tmp_path, max_connections=1)
     assert server.peak == 1

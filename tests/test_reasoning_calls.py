@@ -379,7 +379,9 @@ def test_run_reasoning_role_needs_the_role(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no --model-role given for grader" in result.output
 
 
-@pytest.mark.parametrize("effort", ["low", "medium", "high", "xhigh"])
+@pytest.mark.parametrize(  # one effort in the fast tier, the others in the slow one
+    "effort", ["high", *(pytest.param(e, marks=pytest.mark.slow) for e in ("low", "medium", "xhigh"))]
+)
 def test_claude_with_a_reasoning_effort_has_room_to_answer_after_its_thinking(
     effort: str, anthropic_server: ThreadingHTTPServer, tmp_path: Path
 ) -> None:

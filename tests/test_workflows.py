@@ -574,8 +574,20 @@ def _metrics(log: EvalLog) -> dict[str, Any]:
     return {k: v.value for s in log.results.scores for k, v in s.metrics.items()}  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("kind", ["oracle", "thinker", "chatty"])
-@pytest.mark.parametrize("workflow", _settings())
+def _oracle_cases() -> list[Any]:
+    """Every setting x (oracle, thinker, chatty); the thinker and the chatty oracle over the settings other than
+    Full and BM25 top-20 are in the slow tier, the dense settings in the model tier."""
+    cases = []
+    for name, flow in WORKFLOWS.items():
+        for kind in ("oracle", "thinker", "chatty"):
+            marks = [pytest.mark.model] if "embedder" in flow.needs else []
+            if kind != "oracle" and name not in ("full", "bm25-k20"):
+                marks.append(pytest.mark.slow)
+            cases.append(pytest.param(name, kind, marks=marks, id=f"{name}-{kind}"))
+    return cases
+
+
+@pytest.mark.parametrize(("workflow", "kind"), _oracle_cases())
 def test_an_oracle_scores_100_percent_in_every_setting(workflow: str, kind: str, tmp_path: Path) -> None:
     """The oracle answers the gold option's letter as shown (through the option shuffle), or, without options,
     the gold text: 100% everywhere, or the shuffle, the gold or the letter reader is broken somewhere. A thinker
