@@ -210,6 +210,7 @@ def reports(logs: dict[str, list[str]], tmp_path_factory: pytest.TempPathFactory
     return out
 
 
+@pytest.mark.slow  # the three benchmarks' whole reports (HTML, every figure, every table) over their logs
 @pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
 def test_report_files_are_written(reports: dict[str, Path], bench: str) -> None:
     folder = reports[bench]
@@ -369,6 +370,7 @@ def test_accuracy_axes_start_at_zero() -> None:
     assert fig.figure.axes[0].get_ylim()[0] == 0.0
 
 
+@pytest.mark.slow  # the three benchmarks' whole reports (HTML, every figure, every table) over their logs
 @pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
 def test_report_figures_are_publication_sized_and_readable(logs: dict[str, list[str]], bench: str) -> None:
     from socialbench.benchmarks import get_benchmark
@@ -534,6 +536,7 @@ def test_report_pages_have_no_horizontal_scroll(reports: dict[str, Path], browse
         page.close()
 
 
+@pytest.mark.slow  # the three benchmarks' whole reports (HTML, every figure, every table) over their logs
 def test_report_stdout_is_only_the_report(reports: dict[str, Path]) -> None:
     for bench, folder in reports.items():
         stdout = (folder / "stdout.txt").read_text()
@@ -689,6 +692,7 @@ def test_neighbouring_counts_never_run_together(series: int) -> None:
                     assert max(b.x0 - a.x1, a.x0 - b.x1) >= gap, (series, width, a, b)
 
 
+@pytest.mark.slow  # the three benchmarks' whole reports (HTML, every figure, every table) over their logs
 def test_perso_behavioral_bars_count_the_pairs_their_interval_resamples(logs: dict[str, list[str]]) -> None:
     """Issue 38: the bars said n=20 (both presentation orders of 10 pairs) while the interval resamples the pairs."""
     from socialbench.benchmarks.perso.figures import document
@@ -710,6 +714,7 @@ NOT_FROM_RUNS = {
 """The report tables whose numbers are not a run's answers, so they link to no run's samples."""
 
 
+@pytest.mark.slow  # the three benchmarks' whole reports (HTML, every figure, every table) over their logs
 @pytest.mark.parametrize("bench", ["longsocial", "sibench", "perso"])
 def test_the_samples_behind_the_numbers_are_in_the_page_and_a_csv(reports: dict[str, Path], bench: str) -> None:
     """Issue 38: a reader could not get from a number to the items and transcripts behind it. Every counted run's
