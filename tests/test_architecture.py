@@ -101,11 +101,16 @@ PLUGIN = '''
         console.print(f"echo summary: {len(log.samples or [])} samples, status {log.status}")
 
 
-    def report(logs, console, as_json=False):
-        console.print(f"echo report over {len(logs)} logs")
+    def document(logs, compare_paper=False):
+        from socialbench.shared.reporting import Document, Section, Table, provenance
+
+        table = Table("echo-logs", f"echo report over {len(logs)} logs", ["logs"], [[len(logs)]])
+        return Document("echo", "Echo report", provenance(logs), [Section("Logs", [table])], data={"logs": len(logs)})
 
 
-    BENCHMARK = Benchmark(name="echo", title="Echo", paper="none", tasks=[echo], summarize=summarize, report=report)
+    BENCHMARK = Benchmark(
+        name="echo", title="Echo", paper="none", tasks=[echo], summarize=summarize, document=document
+    )
 '''
 
 

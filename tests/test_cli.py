@@ -242,11 +242,14 @@ def test_a_repeated_task_argument_runs_a_grid_and_prints_the_report(tmp_path: Pa
     result = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(list(tmp_path.glob("*.eval"))) == 2
-    assert "LongSocialBench grid" in result.stdout
-    # Wilson: 0 of 2 is [0.0, 65.8]
-    assert re.search(r"full\s*│\s*0\.0 \[0\.0, 65\.8\] \(n=2\)", result.stdout), result.stdout
-    assert re.search(r"question-only \(diagnostic\)", result.stdout)
-    assert f"2 logs in {tmp_path}" in result.stdout.replace("\n", "")
+    assert "Grid (Table 14 cells)" in result.stdout
+    # Wilson: 0 of 2 is [0.0, 65.8], the full row's accuracy over its 2 asked items
+    assert re.search(r"• full · [^\n]*\n\s+accuracy % 0\.0 \[0\.0, 65\.8\]; asked 2;", result.stdout), result.stdout
+    assert re.search(r"• question-only \(diagnostic\) · ", result.stdout)
+    # the answer last: the headline, what differs between the runs, and where the logs are
+    tail = " ".join(result.stdout.split())
+    assert tail.index("Each model's Full accuracy") > tail.index("Tokens and cost per run")
+    assert tail.endswith(f"2 logs in {tmp_path} (open with `inspect view --log-dir {tmp_path}`)")
     # run again with --resume: the eval set is already complete, so no new log is written
     again = run(*args, "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path, "--resume")
     assert again.returncode == 0 and len(list(tmp_path.glob("*.eval"))) == 2

@@ -312,6 +312,40 @@ def test_a_cold_report_reads_each_log_once(
     assert runs.EXTRACT_STATS["read"] - before["read"] == 6
 
 
+def test_one_report_command_reads_each_log_once_and_computes_each_analysis_once(
+    variants_folder: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 59: `socialbench report longsocial FOLDER --html --tables`, cold, with a rerun and an unfinished log in
+    the folder: each log's header is read from its file once, each counted run's samples once, and the analyses
+    behind the terminal, the HTML and the tables are computed once (one document per command)."""
+    import shutil
+
+    from socialbench.benchmarks.longsocial import figures
+    from socialbench.shared import benchmark, runs
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for path in variants_folder.values():
+        shutil.copy(path, folder)
+    rerun = folder / ("rerun-" + Path(variants_folder["b_full"]).name)
+    shutil.copy(variants_folder["b_full"], rerun)
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path / "cache"))
+    for memo in (runs._EXTRACTED, runs._HEADERS, benchmark._HEADER_CACHE):
+        memo.clear()
+    reads = {"header": benchmark.LOG_READS["header"].copy(), "samples": benchmark.LOG_READS["samples"].copy()}
+    computed = []
+    real = figures.analyses
+    monkeypatch.setattr(figures, "analyses", lambda *a, **k: computed.append(1) or real(*a, **k))
+    done = _report("longsocial", folder, "--html", tmp_path / "report.html", "--tables", tmp_path / "tables")
+    assert "LongSocialBench grid" in done.stdout or "Grid (Table 14 cells)" in done.stdout
+    logs = sorted(str(p) for p in folder.iterdir())
+    header = {p: benchmark.LOG_READS["header"][p] - reads["header"][p] for p in logs}
+    samples = {p: benchmark.LOG_READS["samples"][p] - reads["samples"][p] for p in logs}
+    assert header == dict.fromkeys(logs, 1)
+    # the rerun and the log it repeats: one of them is counted, its samples read once; the other's never
+    assert sorted(samples.values()) == [0] + [1] * 6 and len(computed) == 1
+
+
 def test_a_warm_report_draws_no_figure(
     variants_folder: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

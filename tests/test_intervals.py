@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from socialbench.benchmarks.longsocial.figures import _delta_estimate, _draws
 from socialbench.benchmarks.longsocial.grid import Run, families, grid
-from socialbench.benchmarks.longsocial.report import _delta, _est
 from socialbench.benchmarks.longsocial.tables import open_vs_choice, table16
+from socialbench.shared.reporting import Table, format_value
 from socialbench.shared.statistics import (
     BOOTSTRAP,
     EXACT,
@@ -58,10 +59,13 @@ def test_a_clustered_interval_that_cannot_be_formed_falls_back_to_the_pairs_coun
 
 
 def test_perso_prints_the_exact_interval_with_its_mark() -> None:
-    from socialbench.benchmarks.perso.report import _accuracy, _cell
+    from socialbench.benchmarks.perso.figures import _pct_estimate
+    from socialbench.benchmarks.perso.report import _accuracy
 
     line = _accuracy([0.0] * 8, ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"])
-    assert _cell(line) == f"0.0 [0.0, {100 * _upper_of_none(4):.1f}]‡ (n=8)" and exact_mark(line) == "‡"
+    table = Table("t", "accuracy", ["model", "all pairs %"], [["m", _pct_estimate(line)]], show_n=True)
+    assert table.cell(table.rows[0][1]) == f"0.0 [0.0, {100 * _upper_of_none(4):.1f}]‡ n=8" and exact_mark(line) == "‡"
+    assert "‡ exact binomial" in table.caption_note  # every rendering says what the mark means
 
 
 def _run(model: str, workflow: str, correct: list[float], **extra: Any) -> Run:
@@ -80,7 +84,7 @@ def test_a_one_cell_family_and_a_zero_change_have_width() -> None:
     (cot,) = [c for c in cells if c["workflow"] == "cot"]
     delta = cot["delta_vs_full"]
     assert delta["delta"] == 0.0 and delta["ci95"][0] < 0 < delta["ci95"][1]  # was [+0.0, +0.0]
-    assert _delta(delta).endswith("‡ (n=4)")
+    assert format_value(_delta_estimate(delta), 1).endswith("]‡") and _delta_estimate(delta).n == 4
     full = next(f for f in families(cells) if f["family"] == "Full-context")
     assert full["cells"] == 1 and full["ci95"][0] < 0.5 < full["ci95"][1]  # exact over its 4 items, not [50, 50]
     assert "over 4" in full["ci_method"] and exact_mark(full) == "‡"
@@ -91,7 +95,7 @@ def test_table16s_best_cell_right_on_every_item_is_not_a_point() -> None:
     t16 = table16(runs, draws=50, size=6)
     best = t16["best_cell"]
     assert best["mean"] == 1.0 and math.isclose(best["ci95"][0], 0.025 ** (1 / 6), rel_tol=1e-9)
-    assert _est(best).endswith("‡")
+    assert format_value(_draws(best), 1).endswith("‡")
 
 
 def test_table4_pairs_an_open_answer_run_with_full_whatever_its_grader() -> None:

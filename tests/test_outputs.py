@@ -15,7 +15,7 @@ from rich.console import Console
 
 from socialbench.benchmarks.longsocial.summary import summarize as longsocial_summary
 from socialbench.benchmarks.longsocial.task import longsocial
-from socialbench.benchmarks.perso.report import summarize as perso_summary
+from socialbench.benchmarks.perso.figures import summarize as perso_summary
 from socialbench.benchmarks.perso.task import perso
 from socialbench.benchmarks.sibench.report import summarize as sibench_summary
 from socialbench.benchmarks.sibench.task import sibench

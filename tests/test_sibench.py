@@ -583,7 +583,7 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     subset, the human replies are their own row, nothing is pooled (n per row = the dialogues of that run)."""
     from socialbench.benchmarks.sibench.analysis import by_group, score_rows, table1
     from socialbench.benchmarks.sibench.figures import document
-    from socialbench.benchmarks.sibench.report import report
+    from socialbench.shared.reporting import print_headline, print_tables
 
     def verdict(reply: int) -> str:
         return json.dumps({k: {"score": 5} for k in COMPONENT_KEYS} | {"reply": {"score": reply}})
@@ -618,9 +618,13 @@ def test_report_keeps_languages_subsets_humans_and_ablations_apart(tmp_path: Any
     assert any(r["model"].startswith("Human") for r in situations)
     assert all(r["model"] != "mockllm/model" for r in situations)  # every label names its block
     out = io.StringIO()
-    report(logs, Console(file=out, width=300), similarity=False)
+    terminal = document(logs, similarity=False)
+    print_tables(terminal, Console(file=out, width=300))
+    print_headline(terminal, Console(file=out, width=300))
     text = out.getvalue()
-    assert "Table 1: zh · balanced 312" in text and "Table 1: en · balanced 312" in text
+    assert (
+        "mockllm/model · limit=3 · zh · balanced 312" in text and "mockllm/model · limit=3 · en · balanced 312" in text
+    )
     # the ablation is compared with the zh full run only (Δ 5 - 10), never the en one
     from socialbench.benchmarks.sibench.analysis import ablation_deltas
 

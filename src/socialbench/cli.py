@@ -467,14 +467,14 @@ def _parameter_table(title: str, flag: str, params: Iterable[Parameter]) -> Tabl
 def list_cmd() -> None:
     """The benchmarks, their tasks and every task parameter (-T KEY=VALUE) with its default."""
     from .benchmarks import registered
-    from .shared.benchmark import parameters, summary_line, task_name
+    from .shared.benchmark import REPORT_FIXED, parameters, summary_line, task_name
 
     for bench in registered().values():
         out.print(f"[bold]{bench.name}[/]  {bench.title} — {bench.paper}", highlight=False)
         for n, fn in enumerate(bench.tasks):
             default = " (default task)" if n == 0 and len(bench.tasks) > 1 else ""
             out.print(_parameter_table(f"task {task_name(fn)}{default}: {summary_line(fn)}", "-T", parameters(fn)))
-        options = [p for p in parameters(bench.report) if p.name not in _REPORT_FIXED]
+        options = [p for p in parameters(bench.document) if p.name not in REPORT_FIXED]
         if options:
             out.print(_parameter_table(f"socialbench report {bench.name} -R KEY=VALUE", "-R", options))
         for name, analysis in bench.analyses.items():
@@ -711,22 +711,26 @@ def run(
         _, logs = eval_set(tasks, log_dir_allow_dirty=True, **options)  # eval_set returns headers only
     else:
         logs = inspect_eval(tasks, log_header_only=True, **options)
+    from .shared.ledger import print_usage
+
     if len(logs) == 1:
         from .shared.runs import light_log
 
         bench.summarize(light_log(logs[0].location), out)  # scores and metadata: the prompts stay on disk
         _print_failed_calls(out, [logs[0].location])
+        print_usage(out, [logs[0].location])
     else:
+        from .shared.reporting import print_headline, print_tables
         from .shared.runs import run_set
 
         locations = [log.location for log in logs]
-        bench.report(locations, out)
+        doc = bench.document(locations)  # the report over the grid, as `socialbench report` prints it
+        print_tables(doc, out)
         for note in run_set(locations).notes():  # a run of the grid that failed is named, never silently missing
             out.print(note)
+        print_usage(out, locations)
+        print_headline(doc, out)  # the answer last: the headline of the grid, then where its logs are
         out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
-    from .shared.ledger import print_usage
-
-    print_usage(out, [log.location for log in logs])
     if any(log.status != "success" for log in logs):
         sys.exit(1)
 
@@ -849,14 +853,12 @@ def _report(
     """One benchmark's report over the logs of it among ``logs`` (`report`); ``reported``: the benchmarks this
     command reports (their logs are not "left out")."""
     from .benchmarks import registered
-    from .shared.benchmark import log_paths, own_logs, parse_arguments
+    from .shared import reporting
+    from .shared.benchmark import REPORT_FIXED, log_paths, own_logs, parse_arguments
     from .shared.ledger import print_usage
     from .shared.runs import run_info, run_set
 
-    options = parse_arguments(bench.report, report_args, flag="-R")
-    for fixed in _REPORT_FIXED:
-        if fixed in options:
-            raise ValueError(f"-R {fixed}: set by the command itself")
+    options = parse_arguments(bench.document, report_args, flag="-R", fixed=REPORT_FIXED, name="report")
     every_log = log_paths(logs)
     inputs = [*every_log, *_paths_among(options.values())]
     for written in (html_path, figures_dir, tables_dir):  # before any log is read
@@ -871,31 +873,30 @@ def _report(
         if written:
             _refuse_writing_over(written, inputs)
     with protecting(inputs):
-        bench.report(every_log, out, as_json=as_json, **options)
-        if not as_json:  # --json has the same rows under "usage" and "left_out"
+        # one document per command: the terminal, --json and every file written render the same computation
+        doc = bench.document(every_log, compare_paper, **options)
+        doc.provenance.setdefault("left_out", []).extend({"log": " ".join(logs), "reason": n} for n in foreign)
+        if as_json:  # --json has the same rows under "usage" and "left_out"
+            out.file.write(dump_json(doc.data) + "\n")
+        else:
+            reporting.print_tables(doc, out)
             print_usage(out, [r.path for r in runs.runs])
             _print_failed_calls(
                 out, [r.path for r in runs.runs], {r.path: f"{Path(r.path).name} ({r.label})" for r in runs.runs}
             )
             for note in runs.notes():
                 out.print(note)
-        if html_path or figures_dir or tables_dir:
-            from .shared import reporting
-
-            if bench.document is None:
-                raise ValueError(f"benchmark {bench.name!r} has no figure report")
-            doc = bench.document(every_log, compare_paper, **options)
-            doc.provenance.setdefault("left_out", []).extend({"log": " ".join(logs), "reason": n} for n in foreign)
-            for note in doc.left_out:
-                err.print(f"note: {note}", highlight=False, soft_wrap=True)
-            if html_path:
-                err.print(f"wrote {reporting.write_html(doc, html_path)}")
-            if figures_dir:
-                err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
-            if tables_dir:
-                err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
-                for warning in reporting.latex_warnings(doc):  # a LaTeX table a two-column page cannot hold legibly
-                    err.print(f"warning: {warning}", highlight=False, soft_wrap=True)
+            reporting.print_headline(doc, out)  # the answer last
+        for note in doc.left_out:
+            err.print(f"note: {note}", highlight=False, soft_wrap=True)
+        if html_path:
+            err.print(f"wrote {reporting.write_html(doc, html_path)}")
+        if figures_dir:
+            err.print(f"wrote {len(reporting.write_figures(doc, figures_dir))} figure files to {figures_dir}")
+        if tables_dir:
+            err.print(f"wrote {len(reporting.write_tables(doc, tables_dir))} table files to {tables_dir}")
+            for warning in reporting.latex_warnings(doc):  # a LaTeX table a two-column page cannot hold legibly
+                err.print(f"warning: {warning}", highlight=False, soft_wrap=True)
 
 
 @main.command()

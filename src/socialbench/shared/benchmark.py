@@ -8,8 +8,10 @@ summary printed after a run, and its report over logs. The CLI knows nothing els
 from __future__ import annotations
 
 import inspect
+import os
 import types
 import typing
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +27,8 @@ from ..core.errors import InputError, did_you_mean
 
 TaskFunction = Callable[..., Task]
 Summary = Callable[[EvalLog, Console], None]
-Report = Callable[..., None]
-"""``report(logs: list[str], console, as_json: bool, **options)``; options are the function's own keywords."""
+REPORT_FIXED = ("logs", "compare_paper")
+"""A document's parameters the report command sets itself; the others are its ``-R`` options."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,10 @@ class Benchmark:
     tasks: Sequence[TaskFunction]
     """inspect @task functions; the first one is the default of ``socialbench run NAME``."""
     summarize: Summary
-    report: Report
+    document: Callable[..., Any]
+    """``document(logs, compare_paper=False, **options)`` -> a `socialbench.shared.reporting.Document`: the report
+    over logs, computed once per command and rendered to the terminal, ``--json`` (its ``data``), HTML, LaTeX, CSV
+    and figures; ``options`` are its own keywords (``socialbench report -R KEY=VALUE``)."""
     catalogs: Callable[[], Mapping[str, Sequence[tuple[str, str]]]] | None = None
     """Named lists a user picks from by name (e.g. LongSocialBench's workflows), shown by `socialbench list`."""
     analyses: Mapping[str, Callable[..., None]] = field(default_factory=dict)
@@ -48,10 +53,6 @@ class Benchmark:
     plan: Callable[..., tuple[str, list[Any]]] | None = None
     """``plan(models, task_args, prices, paper)`` -> (title, `socialbench.shared.costplan.PlanRow` list): what a run
     will cost, before it runs (``socialbench plan``)."""
-    document: Callable[..., Any] | None = None
-    """``document(logs, compare_paper, **options)`` -> a `socialbench.shared.reporting.Document` (the papers' figures
-    and tables) for ``socialbench report --html / --figures / --tables``; ``options`` are the report's own ``-R``
-    options, so the document shows what the terminal shows."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:
@@ -125,20 +126,29 @@ def _coerce(param: Parameter, text: str, where: str) -> Any:
         raise ValueError(f"{where} {param.name}={text!r}: {problem}") from None
 
 
-def parse_arguments(fn: Callable[..., Any], pairs: Sequence[str], flag: str = "-T") -> dict[str, Any]:
+def parse_arguments(
+    fn: Callable[..., Any],
+    pairs: Sequence[str],
+    flag: str = "-T",
+    fixed: Sequence[str] = (),
+    name: str | None = None,
+) -> dict[str, Any]:
     """``KEY=VALUE`` strings -> keyword arguments of ``fn``, converted to the annotated types. An unknown key or
-    a value of the wrong type is an error that names the valid keys or the expected values."""
-    params = {p.name: p for p in parameters(fn)}
+    a value of the wrong type is an error that names the valid keys or the expected values. ``fixed``: parameters
+    the command sets itself (refused, and not offered as valid); ``name``: what the error calls ``fn``."""
+    params = {p.name: p for p in parameters(fn) if p.name not in fixed}
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key:
             raise ValueError(f"{flag} expects KEY=VALUE, got {pair!r}")
+        if key in fixed:
+            raise ValueError(f"{flag} {key}: set by the command itself")
         if key not in params:
             valid = ", ".join(params) or "(none)"
             hint = did_you_mean(key, params)
-            raise ValueError(f"{flag} {key}: unknown argument of {task_name(fn)}; {hint}valid: {valid}")
+            raise ValueError(f"{flag} {key}: unknown argument of {name or task_name(fn)}; {hint}valid: {valid}")
         out[key] = _coerce(params[key], value, flag)
     return out
 
@@ -224,15 +234,36 @@ def unreadable_log(path: str | Path, exc: BaseException) -> InputError:
     return InputError(path, f"not a readable inspect log: {_what_is_wrong(exc)}")
 
 
+LOG_READS: dict[str, Counter[str]] = {"header": Counter(), "samples": Counter()}
+"""Per log path, how often this process read its header and its samples from the file (`read_log`,
+`runs.light_log`): a report reads each once (tests/test_data_layer.py counts them)."""
+_HEADER_CACHE: dict[tuple[str, int, int], Any] = {}
+
+
 def read_log(path: str | Path, header_only: bool = False) -> Any:
     """An inspect log (`inspect_ai.log.read_eval_log`), or an `InputError` naming the file and the problem: a
-    corrupt, truncated or foreign file is one line, never a traceback from the zip or zstd reader."""
+    corrupt, truncated or foreign file is one line, never a traceback from the zip or zstd reader. A header is read
+    from the file once per process and file version (path, size, modification time): every part of a command that
+    needs it (run identity, provenance, the tables' own fields) shares that read; treat it as read-only."""
     from inspect_ai.log import read_eval_log
 
+    key = None
+    if header_only:
+        try:
+            stat = os.stat(str(path).removeprefix("file://"))
+            key = (str(path), stat.st_size, stat.st_mtime_ns)
+        except OSError:  # not a local file (or gone): inspect's reader names the problem
+            key = None
+        if key is not None and key in _HEADER_CACHE:
+            return _HEADER_CACHE[key]
+    LOG_READS["header" if header_only else "samples"][str(path).removeprefix("file://")] += 1
     try:
-        return read_eval_log(str(path), header_only=header_only)
+        log = read_eval_log(str(path), header_only=header_only)
     except log_errors() as exc:
         raise unreadable_log(path, exc) from None
+    if key is not None:
+        _HEADER_CACHE[key] = log
+    return log
 
 
 def log_task(header: Any) -> str:

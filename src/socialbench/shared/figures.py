@@ -40,6 +40,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from .statistics import EXACT
+
 if TYPE_CHECKING:
     from .statistics import Outcomes
 
@@ -102,6 +104,9 @@ class Estimate:
     low: float | None = None
     high: float | None = None
     n: int = 0
+    exact: bool = False
+    """The interval is an exact binomial fallback (`statistics.EXACT`), not the interval the table names: every
+    rendering marks it ‡ and the table's caption says what that means (`reporting.Table.caption_note`)."""
 
     @property
     def missing(self) -> bool:
@@ -115,7 +120,7 @@ class Estimate:
         def times(v: float | None) -> float | None:
             return None if v is None else v * factor
 
-        return Estimate(times(self.value), times(self.low), times(self.high), self.n)
+        return Estimate(times(self.value), times(self.low), times(self.high), self.n, self.exact)
 
 
 def notes(fig: Figure | Drawing) -> str:
@@ -798,4 +803,5 @@ def from_line(line: Mapping[str, object] | None, value: str = "accuracy", n: str
         return Estimate(None)
     ci: Any = line.get("ci95") or (None, None)
     count: Any = line.get(n) or 0
-    return Estimate(float(line[value]), ci[0], ci[1], int(count))  # type: ignore[arg-type]
+    exact = str(line.get("ci_method") or "").startswith(EXACT)
+    return Estimate(float(line[value]), ci[0], ci[1], int(count), exact)  # type: ignore[arg-type]

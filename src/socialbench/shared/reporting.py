@@ -23,6 +23,7 @@ from ..core.jsonl import atomic_writer
 from .benchmark import read_log
 from .figures import Drawing, Estimate, notes
 from .runs import read_alongside
+from .statistics import EXACT_NOTE
 
 MISSING = "–"
 
@@ -50,6 +51,13 @@ class Table:
     column_logs: list[str | list[str] | None] = field(default_factory=list)
     """The log(s) behind each column, for a table whose columns are runs (groups as rows, a column per model): its
     numbers link as a row's do. A row's logs win where both are given."""
+
+    @property
+    def caption_note(self) -> str:
+        """The note every rendering prints with the table (HTML, LaTeX caption, terminal): its own note, and what ‡
+        means where an interval in it is an exact fallback."""
+        exact = any(isinstance(v, Estimate) and v.exact and not v.missing for row in self.rows for v in row)
+        return " ".join(x for x in (self.note, f"{EXACT_NOTE}." if exact else "") if x)
 
     def cell(self, value: Any) -> str:
         text = format_value(value, self.decimals)
@@ -118,6 +126,12 @@ class Document:
     left_out: list[str] = field(default_factory=list)
     """Runs a part of the report could not use, each with its reason (also in that part's note): `socialbench
     report` prints them, so a run missing from a figure is never missing unsaid."""
+    data: dict[str, Any] = field(default_factory=dict)
+    """The numbers behind the tables as records (``socialbench report --json``): computed once with the tables, so
+    the JSON, the terminal and the files are one computation."""
+    notes: list[str] = field(default_factory=list)
+    """What a reader must know that no table holds (a table that could not be made and what it needs): the terminal
+    prints them after the tables, the HTML under the contents."""
 
     def parts(self) -> list[Table | Figure]:
         parts = [*([self.headline] if self.headline is not None else []), *(p for s in self.sections for p in s.parts)]
@@ -140,7 +154,7 @@ def format_value(value: Any, decimals: int = 2) -> str:
             return MISSING
         text = f"{value.value:.{decimals}f}"
         if value.low is not None and value.high is not None:
-            text += f" [{value.low:.{decimals}f}, {value.high:.{decimals}f}]"
+            text += f" [{value.low:.{decimals}f}, {value.high:.{decimals}f}]" + ("‡" if value.exact else "")
         return text
     if isinstance(value, float):
         return f"{value:.{decimals}f}"
@@ -295,7 +309,7 @@ def _table_html(table: Table, samples: Mapping[str, tuple[str, str]] | None = No
         + "</tr>"
         for row, row_target in zip(table.rows, by_row, strict=True)
     )
-    note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
+    note = f'<p class="note">{html.escape(table.caption_note)}</p>' if table.caption_note else ""
     if pooled:
         note += f'<ul class="note">{"".join(pooled)}</ul>'
     return (
@@ -387,7 +401,7 @@ def render_html(doc: Document) -> str:
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body><h1>{html.escape(doc.title)}</h1>"
         f'<p class="differs">{html.escape(differs_line(prov))}</p>{headline}'
-        f"{_summary_html(doc, bool(failed))}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
+        f"{_summary_html(doc, bool(failed))}{_notes_html(doc)}<h2>Contents</h2><nav><ol>{toc}</ol></nav>{sections}"
         f"{_samples_html(doc, sample_rows)}"
         f'<h2 id="provenance-section">What produced this report</h2>'
         f'<details id="provenance-details"{" open" if failed or prov.get("left_out") else ""}>'
@@ -494,6 +508,10 @@ def differs_line(prov: Mapping[str, Any]) -> str:
     )
 
 
+def _notes_html(doc: Document) -> str:
+    return "".join(f'<p class="note">{html.escape(note)}</p>' for note in doc.notes)
+
+
 def _summary_html(doc: Document, failed: bool) -> str:
     """The report at a glance: the models, the runs counted, and what a reader must know before the numbers."""
     prov = doc.provenance
@@ -510,6 +528,77 @@ def _summary_html(doc: Document, failed: bool) -> str:
     items.append('<a href="#samples">the samples behind the numbers</a>; <a href="#provenance-section">every run and '
                  "log</a>")  # fmt: skip
     return '<ul class="summary">' + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+
+
+def print_table(table: Table, console: Any) -> None:
+    """One table in the terminal, as every other rendering has it: its title, columns, values (`Table.cell`) and
+    note. A table that fits the terminal's width is a grid (numbers right-aligned); a wider one is printed a block
+    per row, so no run label is folded into a narrow column or cut: the row's text cells as its heading, then its
+    values as ``column value`` pairs (a value the row does not have is left out of its line, never shown as 0)."""
+    from rich.cells import cell_len
+    from rich.markup import escape
+
+    from .terminal import Table as TerminalTable
+
+    if not table.rows:  # a table kept for what its note says (every run left out of it, and why)
+        console.print(escape(f"{table.title}: no row."), highlight=False, style="italic")
+        if table.caption_note:
+            console.print(escape(table.caption_note), highlight=False)
+        return
+    numeric = [table.numeric(i) for i in range(len(table.columns))]
+    texts = [[table.cell(value) for value in row] for row in table.rows]
+    # the grid's width with no cell folded: each column's widest line, its padding and its rule
+    natural = 1 + sum(
+        3 + max(cell_len(line) for text in [name, *(row[i] for row in texts)] for line in text.splitlines() or [""])
+        for i, name in enumerate(table.columns)
+    )
+    if natural <= console.width:
+        grid = TerminalTable(title=table.title)
+        for name, number in zip(table.columns, numeric, strict=True):
+            grid.add_column(name, justify="right" if number else "left")
+        for row in texts:
+            grid.add_row(*row)
+        console.print(grid)
+    else:
+        # a column holding any number (an estimate, a count, yes / no) is a value; the others name the row
+        valued = [
+            any(isinstance(r[i], int | float | Estimate) and format_value(r[i]) != MISSING for r in table.rows)
+            for i in range(len(table.columns))
+        ]
+        console.print(escape(table.title), highlight=False, style="italic")
+        for row in texts:
+            heading = " · ".join(t for t, v in zip(row, valued, strict=True) if not v and t != MISSING)
+            values = [
+                f"{name} {t}" for name, t, v in zip(table.columns, row, valued, strict=True) if v and t != MISSING
+            ]
+            console.print(escape(f"• {heading or '(no label)'}"), highlight=False, style="bold")
+            console.print(escape("    " + "; ".join(values) if values else "    (no value)"), highlight=False)
+    if table.caption_note:
+        console.print(escape(table.caption_note), highlight=False)
+
+
+def print_tables(doc: Document, console: Any) -> None:
+    """The document in the terminal: every table of every section, declared once for all renderings, then the
+    document's notes. The headline is left to `print_headline`, which a command prints last, so the answer is on
+    the last screen."""
+    from rich.markup import escape
+
+    for section in doc.sections:
+        for part in section.parts:
+            if isinstance(part, Table):
+                print_table(part, console)
+    for note in doc.notes:
+        console.print(escape(note), highlight=False)
+
+
+def print_headline(doc: Document, console: Any) -> None:
+    """The answer, last: what differs between the runs, then the headline table (each model's main numbers with
+    their intervals and n)."""
+    from rich.markup import escape
+
+    if doc.headline is not None and doc.headline.rows:
+        print_table(doc.headline, console)
+    console.print(escape(differs_line(doc.provenance)), highlight=False)
 
 
 def write_html(doc: Document, path: str | Path) -> Path:
@@ -553,6 +642,7 @@ LATEX_SYMBOLS = {
     "↔": r"$\leftrightarrow$",
     "→": r"$\rightarrow$",
     "·": r"$\cdot$",
+    "‡": r"\ddag{}",
     "†": r"\dag{}",
     "–": "--",
     "—": "---",
@@ -778,7 +868,7 @@ def latex_table(table: Table) -> str:
         for lines, n in zip(header_lines, numeric, strict=True)
     )
     environment = "table*" if fit.both_columns else "table"
-    caption = latex_text(latex_caption(table.title, table.note))
+    caption = latex_text(latex_caption(table.title, table.caption_note))
     short = latex_text(latex_caption(table.title))
     out: list[str] = []
     for k, rows in enumerate(parts):

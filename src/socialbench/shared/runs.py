@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .benchmark import log_errors, log_task, read_log, unreadable_log
+from .benchmark import LOG_READS, log_errors, log_task, read_log, unreadable_log
 
 T = TypeVar("T")
 
@@ -533,6 +533,7 @@ def light_log(path: str | Path) -> Any:
     header = read_log(path, header_only=True)
     if not str(path).endswith(".eval"):  # .json logs cannot skip fields
         return read_log(path)
+    LOG_READS["samples"][local_path(path)] += 1
     try:
         samples = []
         with zipfile.ZipFile(local_path(path)) as archive:

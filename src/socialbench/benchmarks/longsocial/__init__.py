@@ -7,7 +7,6 @@ from .lint import lint
 from .plan import plan
 from .recall import recall
 from .release import authored, release, score_authoring
-from .report import report
 from .screen import screen
 from .studies import adjudicate, author, readers, score, verify
 from .summary import summarize
@@ -40,7 +39,6 @@ BENCHMARK = Benchmark(
     paper="Liu et al. (2026), LongSocialBench: Do Long-Context LLMs Understand Online Discussion Threads?",
     tasks=[longsocial],
     summarize=summarize,
-    report=report,
     document=document,
     studies=STUDIES,
     catalogs=catalogs,

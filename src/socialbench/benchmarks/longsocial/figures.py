@@ -12,8 +12,10 @@ from typing import Any
 
 from ...shared.benchmark import read_log
 from ...shared.figures import Estimate, bars, estimate, from_line, heatmap, scatter, share
+from ...shared.ledger import usage_rows
 from ...shared.reporting import Document, Figure, Section, Table, provenance
-from ...shared.runs import INPUTS, file_digest
+from ...shared.runs import INPUTS, file_digest, run_set
+from ...shared.statistics import exact_mark
 from . import paper
 from .grid import NO_FULL, load_runs, pooling_text, variant_text
 from .items import CAPABILITIES
@@ -30,14 +32,10 @@ def _pct(value: float | None) -> float | None:
     return None if value is None else 100 * value
 
 
-def _ci(line: dict[str, Any], i: int) -> float | None:
-    return _pct(line["ci95"][i]) if line.get("ci95") else None
-
-
 def _draws(value: dict[str, Any]) -> Estimate:
     if value.get("mean") is None:
         return Estimate(None)
-    return Estimate(value["mean"], value["ci95"][0], value["ci95"][1]).scaled()
+    return Estimate(value["mean"], value["ci95"][0], value["ci95"][1], exact=bool(exact_mark(value))).scaled()
 
 
 def _pct_estimate(line: dict[str, Any] | None, value: str = "accuracy", n: str = "asked") -> Estimate:
@@ -78,7 +76,7 @@ def headline(cells: list[dict[str, Any]], table13: list[dict[str, Any]]) -> Tabl
 
 def _family_estimate(family: dict[str, Any]) -> Estimate:
     low, high = family["ci95"] or (None, None)
-    return Estimate(family["mean"], low, high, family["cells"])
+    return Estimate(family["mean"], low, high, family["cells"], bool(exact_mark(family)))
 
 
 def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
@@ -88,8 +86,19 @@ def _delta_estimate(delta: dict[str, Any] | None) -> Estimate:
 def document(
     logs: list[str], compare_paper: bool = False, tiers: str | None = None, cutoffs: str | None = None
 ) -> Document:
-    """The report's figures and tables, with the same options as the terminal report (``-R tiers``, ``-R cutoffs``)."""
+    """The grid of settings x models (Table 14 / Fig. 4) with CIs and the paired change against Full, setting
+    families, reasoning lifts (Table 17), per capability and per paper platform, Tables 3, 4, 13, 16, 18, 19, 20 and
+    21, and episode length vs accuracy (Fig. 9), from any number of LongSocialBench logs: one document, which the
+    terminal, the HTML page, the LaTeX and CSV tables and ``--json`` (`Document.data`) all render.
+
+    Args:
+        tiers: JSON file mapping each model to its tier (Table 16 cohort means, Table 20 by tier).
+        cutoffs: JSON file mapping models to knowledge-cutoff dates (YYYY-MM-DD) for Table 20; models not listed
+            use inspect's model data.
+    """
     data = analyses(logs, load_mapping(tiers, "tiers"), load_mapping(cutoffs, "cutoffs"))
+    data["usage"] = usage_rows([r.path for r in run_set(logs).runs])  # the counted runs, as the ledger prints them
+    doc_notes: list[str] = []
     cells = data["grid"]
     models = sorted({c["model"] for c in cells})
     settings = list(dict.fromkeys(c["workflow"] for c in cells))
@@ -129,7 +138,7 @@ def document(
         ],
         [
             [
-                c["workflow"],
+                c["workflow"] + (" (diagnostic)" if c["workflow"] in diagnostic else ""),
                 c["model"],
                 _pct_estimate(c),
                 c["asked"],
@@ -199,7 +208,7 @@ def document(
                 variant_text(f["variant"]),
                 f["cells"],
                 ", ".join(f["models"]),
-                Estimate(_pct(f["mean"]), _ci(f, 0), _ci(f, 1), f["cells"]),
+                _family_estimate(f).scaled(),
                 _pct(f["delta_vs_full"]),
                 f["diagnostic"],
                 "; ".join(f"{k}: {v}" for k, v in (f.get("degraded") or {}).items()) or None,
@@ -285,6 +294,7 @@ def document(
         sections.append(Section("Length", [Figure("longsocial-length", "Episode length vs accuracy", figure), table]))
 
     recall_rows, recall_notes = _recall(logs)
+    data["table18"] = {"rows": recall_rows, "left_out": recall_notes}
     if recall_rows:
         names = [
             r["setting"]
@@ -372,7 +382,27 @@ def document(
             pooled_notes,
             fits=pooled_fits or None,
         )
-        sections.append(Section("Length, pooled", [Figure("longsocial-length-pooled", "Length, pooled", figure)]))
+        pooled_table = Table(
+            "longsocial-length-pooled",
+            "Fig. 9 pooled over models: mean Baseline (Full) accuracy per episode against its length; Spearman's ρ "
+            "over episodes and the least-squares slope; pools over the models named, holds the variant fixed",
+            ["pooled over", "models", "episodes", "ρ", "p", "slope (pts per 1,000 tokens)"],
+            [
+                [
+                    pooling_text(p["variant"], p["model_names"]),
+                    p["models"],
+                    p["episodes"],
+                    p["rho"],
+                    p["p"],
+                    None if p["slope"] is None else 100 * 1000 * p["slope"],
+                ]
+                for p in pooled
+            ],
+            decimals=2,
+        )
+        sections.append(
+            Section("Length, pooled", [Figure("longsocial-length-pooled", "Length, pooled", figure), pooled_table])
+        )
     summary_tables: list[Table | Figure] = []
     if data["table3"]:
         summary_tables.append(
@@ -469,6 +499,37 @@ def document(
                 note=" ".join(f"Open answer left out: {u['model']}: {u['reason']}." for u in unpaired),
             )
         )
+    ovc = data["open_vs_choice"]
+    if ovc["models"] or ovc["unpaired"]:
+        summary_tables.append(
+            Table(
+                "longsocial-table4",
+                "Table 4: open answer against multiple choice (Full) per model, on the items asked in Full and judged "
+                "in open answer; drop = Full minus open, pts [95% CI], paired on items",
+                ["model", "Full %", "open answer %", "items", "drop (pts)"],
+                [
+                    [
+                        r["model"],
+                        _pct(r["full"]),
+                        _pct(r["open"]),
+                        r["items"],
+                        from_line({**r, "n": r["items"]}, value="drop").scaled(),
+                    ]
+                    for r in ovc["models"]
+                ],
+                row_logs=[r["logs"] for r in ovc["models"]],
+                note=" ".join(
+                    [
+                        *(
+                            [f"Spearman's ρ of the model rankings: {ovc['spearman_rho']:+.2f}."]
+                            if ovc["spearman_rho"] is not None
+                            else []
+                        ),
+                        *(f"Left out: {u['model']}: {u['reason']}." for u in ovc["unpaired"]),
+                    ]
+                ),
+            )
+        )
     if data["table21"]:
         summary_tables.append(
             Table(
@@ -535,9 +596,22 @@ def document(
                     for r in data["table20"]
                 ],
                 row_logs=[r["log"] for r in data["table20"]],
+                note=" ".join(
+                    f"{r['model']}: {r['undated_items']} items in neither cohort (episodes without a root post date: "
+                    f"{', '.join(r['undated_episodes'])})."
+                    for r in data["table20"]
+                    if r.get("undated_items")
+                ),
             )
         )
-    sections.append(Section("Tables 3, 13, 16, 19, 20 and 21", summary_tables))
+    unknown = [r["model"] for r in data["table20"] if not r["cutoff"]]
+    if unknown:
+        doc_notes.append(
+            "Table 20 (Baseline accuracy before / after each model's knowledge cutoff): no cutoff known for "
+            + "; ".join(unknown)
+            + " (pass -R cutoffs=FILE)."
+        )
+    sections.append(Section("Tables 3, 4, 13, 16, 19, 20 and 21", summary_tables))
 
     if compare_paper:
         printed: list[list[Any]] = [
@@ -562,7 +636,7 @@ def document(
     title = f"LongSocialBench report (paper platforms: {platforms})"
     return Document(
         "longsocial", title, provenance(logs), sections, headline=headline(cells, data["table13"]) if cells else None,
-        left_out=recall_notes,
+        left_out=recall_notes, data=data, notes=doc_notes,
     )  # fmt: skip
 
 

@@ -5,11 +5,10 @@ non-LLM baselines and human agreement."""
 from ...shared.benchmark import Benchmark
 from .baselines import baselines
 from .data import construct, construction_report, load_pairs, load_threads
-from .figures import document
+from .figures import document, summarize
 from .generation import export_items
 from .human import human_agreement
 from .lint import lint
-from .report import report, summarize
 from .studies import STUDIES
 from .task import perso, perso_generate
 
@@ -19,7 +18,6 @@ BENCHMARK = Benchmark(
     paper="Zamani et al., PerSo: Investigating Facets of LLMs' Social Intelligence in Real-World Persuasion Scenarios",
     tasks=[perso, perso_generate],
     summarize=summarize,
-    report=report,
     document=document,
     studies=STUDIES,
     analyses={

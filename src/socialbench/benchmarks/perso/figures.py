@@ -6,27 +6,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...shared.benchmark import read_log
+from inspect_ai.log import EvalLog
+from rich.console import Console
+
 from ...shared.figures import Estimate, bars, dots, from_line, stacked_shares
-from ...shared.reporting import Document, Figure, Section, Table, provenance
+from ...shared.ledger import usage_rows
+from ...shared.outputs import describe
+from ...shared.reporting import Document, Figure, Section, Table, print_headline, print_tables, provenance
+from ...shared.runs import extracted, run_set
 from . import paper
 from .baselines import SEEDS, classifier_over_seeds
 from .cognitive import LETTERS
-from .data import DIMENSIONS
-from .report import collect
+from .data import DIMENSIONS, LENGTH_RATIO_LIMIT
+from .posts import PostCleaning
+from .report import PAPER_FIRST_CHOICE, collect
 
 
 def _label(run: dict[str, Any]) -> str:
     return str(run["model"]) + (" (thinking)" if run["thinking"] else "")
 
 
+def _pair_features(log: Any) -> list[tuple[str, list[float], list[float]]]:
+    """Per sample of a behavioral log, its pair and the pair's logged surface features (winner, loser)."""
+    out = []
+    for sample in log.samples or []:
+        meta = sample.metadata or {}
+        out.append((str(meta["pair_id"]), list(meta["winner_features"]), list(meta["loser_features"])))
+    return out
+
+
 def _classifier_on_logged_pairs(path: str) -> float | None:
     """The 14-feature logistic regression's 5-fold accuracy on the pairs of one behavioral log (features are
     logged), the mean over the seeds of `baselines.SEEDS`."""
-    seen: dict[str, tuple[list[float], list[float]]] = {}
-    for sample in read_log(path).samples or []:
-        meta = sample.metadata or {}
-        seen[meta["pair_id"]] = (meta["winner_features"], meta["loser_features"])
+    seen = {pair: (w, lo) for pair, w, lo in extracted(path, _pair_features, persist=True)}
     try:
         return float(classifier_over_seeds([w for w, _ in seen.values()], [lo for _, lo in seen.values()])["mean"])
     except ValueError:  # fewer than 10 pairs: no classifier line
@@ -34,8 +46,12 @@ def _classifier_on_logged_pairs(path: str) -> float | None:
 
 
 def document(logs: list[str], compare_paper: bool = False) -> Document:
+    """PerSo tables from logs of `socialbench run perso` (several models and both tasks at once): one document, which
+    the terminal, the HTML page, the LaTeX and CSV tables and ``--json`` (`Document.data`) all render."""
     data = collect(logs)
+    data["usage"] = usage_rows([r.path for r in run_set(logs).runs])  # the counted runs, as the ledger prints them
     runs = data["runs"]
+    notes: list[str] = []
     behavioral = [r for r in runs if r["task"] == "behavioral"]
     cognitive = [r for r in runs if r["task"] == "cognitive"]
     sections = []
@@ -117,8 +133,27 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                 for r in behavioral
             ],
             row_logs=[r["log"] for r in behavioral],
+            note=" ".join(
+                [
+                    f"Length-robust: the pairs whose longer reply is at most {LENGTH_RATIO_LIMIT} times the shorter; "
+                    + "; ".join(
+                        f"{_label(r)}: {r['length_robust']['pairs']} of {r['pairs']} pairs "
+                        f"({r['length_robust']['removed_pairs']} removed)"
+                        for r in behavioral
+                    )
+                    + ". Invalid and tied answers are scored wrong.",
+                    f"Paper: first-position choice {PAPER_FIRST_CHOICE}; length heuristic 65.5% (Table 9); the "
+                    "length-robust subset removed 33 of its 200 pairs (§A.8).",
+                ]
+            ),
         )
         sections.append(Section("Behavioral task (§3.2.1)", [*behavioral_figures, table]))
+        notes += [
+            f"{_label(r)}: sampled with unchecked=admit: {r['pairs_with_unchecked_rules']} of {r['pairs']} pairs "
+            "have a construction rule that could not be checked (listed per sample in the log)."
+            for r in behavioral
+            if r["unchecked"] == "admit"
+        ]
     if cognitive:
         series = {_label(r): [from_line(r[d]) for d in DIMENSIONS] for r in cognitive}
         paper_series = (
@@ -143,13 +178,26 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
         table = Table(
             "perso-cognitive",
             "Cognitive accuracy % [95% CI] per dimension, n = items asked",
-            ["model", *DIMENSIONS, "items by"],
+            ["model", *DIMENSIONS, "unparsed", "items by"],
             [
-                [_label(r), *[_pct_estimate(r[d]) for d in DIMENSIONS], "; ".join(r["item_authors"] or [])]
+                [
+                    _label(r),
+                    *[_pct_estimate(r[d]) for d in DIMENSIONS],
+                    sum(r[d]["unparsed"] for d in DIMENSIONS),
+                    "; ".join(r["item_authors"] or []),
+                ]
                 for r in cognitive
             ],
             show_n=True,
             row_logs=[r["log"] for r in cognitive],
+            note="Unparsed answers are scored wrong.",
+        )
+        choices = Table(
+            "perso-option-choice",
+            "Option-choice distribution % (A / B / C / D) per dimension, over the answers that could be read (§A.5)",
+            ["model", "dimension", *LETTERS],
+            [[_label(r), d, *[_pct(r[d]["option_shares"][x]) for x in LETTERS]] for r in cognitive for d in DIMENSIONS],
+            row_logs=[r["log"] for r in cognitive for _ in DIMENSIONS],
         )
         sections.append(
             Section(
@@ -158,9 +206,36 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
                     Figure("perso-cognitive-accuracy", "Cognitive accuracy per dimension", accuracy),
                     Figure("perso-option-choice", "Option-choice distribution", distribution),
                     table,
+                    choices,
                 ],
             )
         )
+    if data["thinking_deltas"]:
+        keys = ["all", *DIMENSIONS]
+        sections.append(
+            Section(
+                "Thinking (§4.4)",
+                [
+                    Table(
+                        "perso-thinking",
+                        "Thinking minus non-thinking, accuracy points, between runs that differ only in reasoning "
+                        "(§4.4)",
+                        ["model", "task", *keys, "no partner"],
+                        [
+                            [d["model"], d["task"], *[_pct(d.get(k)) for k in keys], d["no_partner"]]
+                            for d in data["thinking_deltas"]
+                        ],
+                        row_logs=[
+                            [d["thinking_log"], *([d["partner_log"]] if d.get("partner_log") else [])]
+                            for d in data["thinking_deltas"]
+                        ],
+                    )
+                ],
+            )
+        )
+    for r in runs:
+        if r["post_cleaning"]["posts"]:
+            notes.append(f"{_label(r)}, {r['task']}: {PostCleaning(**{**r['post_cleaning'], 'examples': []}).line()}")
     if compare_paper:
         rows = [
             [n, "behavioral", v, ref, paper.SOURCES.get(n, "")]
@@ -187,7 +262,7 @@ def document(logs: list[str], compare_paper: bool = False) -> Document:
             )
         )
     top = headline(behavioral, cognitive) if behavioral or cognitive else None
-    return Document("perso", "PerSo report", provenance(logs), sections, headline=top)
+    return Document("perso", "PerSo report", provenance(logs), sections, headline=top, data=data, notes=notes)
 
 
 def headline(behavioral: list[dict[str, Any]], cognitive: list[dict[str, Any]]) -> Table:
@@ -229,3 +304,27 @@ def _pct(value: float | None) -> float | None:
 
 def _pct_estimate(line: dict[str, Any] | None) -> Estimate:
     return from_line(line).scaled()
+
+
+def summarize(log: EvalLog, console: Console) -> None:
+    """The tables of `report` for one run; for a generation run, what was written."""
+    if (log.eval.metadata or {}).get("task") == "generate":
+        metrics = {k: v.value for s in (log.results.scores if log.results else []) for k, v in s.metrics.items()}
+        console.print(
+            f"PerSo generation: {metrics.get('items_written', 0):.0f} items written, "
+            f"{metrics.get('items_flagged', 0):.0f} with lint flags, {metrics.get('malformed_answers', 0):.0f} "
+            f"malformed generator answers. Export: socialbench analyze perso export-items -A log={log.location} "
+            "-A out=ITEMS.jsonl"
+        )
+    elif log.location:
+        doc = document([log.location])
+        print_tables(doc, console)
+        print_headline(doc, console)
+        causes = [
+            (score.metadata or {}).get("output_problem")
+            for e in log.samples or []
+            for score in (e.scores or {}).values()
+        ]
+        if problems := describe(causes):
+            console.print(f"Answers that could not be read, by cause: {problems} (each scored wrong).")
+    console.print(f"log: {log.location}")

@@ -6,7 +6,7 @@
 from ...shared.benchmark import Benchmark
 from .dataset import load_dialogues
 from .figures import document
-from .report import report, summarize
+from .report import summarize
 from .studies import STUDIES
 from .task import sibench
 
@@ -16,7 +16,6 @@ BENCHMARK = Benchmark(
     paper="SI-Bench: Benchmarking Social Intelligence of Large Language Models in Human-to-Human Conversations",
     tasks=[sibench],
     summarize=summarize,
-    report=report,
     document=document,
     studies=STUDIES,
 )

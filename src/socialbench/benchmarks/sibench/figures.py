@@ -9,14 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from ...shared.figures import Estimate, bars, estimate
+from ...shared.ledger import usage_rows
 from ...shared.reporting import Document, Figure, Section, Table, provenance
+from ...shared.runs import run_info, run_set
 from . import analysis
-from .paper import TABLE1, TABLE1_COLUMNS, TABLE1_ROW_SOURCES, TABLE1_SOURCE, TABLE2_FULL_COT
+from .paper import HUMAN_ALPHA, TABLE1, TABLE1_COLUMNS, TABLE1_ROW_SOURCES, TABLE1_SOURCE, TABLE2_FULL_COT
 from .prompts import COMPONENT_KEYS
 
 SCORE_GROUPS = [*COMPONENT_KEYS, "cot_reply", "direct_reply"]
 SCORE_LABELS = [k.replace("_", " ").replace("cot", "CoT") for k in SCORE_GROUPS]
 """Table 1's columns as figures and tables name them: ``emotional attitude``, ``CoT reply``, ..."""
+HUMAN_REFERENCE = {
+    "cot_reply": TABLE1["Human expert"]["cot_reply"],
+    "direct_reply": TABLE1["Human expert"]["direct_reply"],
+    "alpha": HUMAN_ALPHA,
+    "source": "SI-Bench §3.3, §4.1, Table 1",
+}
 
 
 def _values(rows: list[dict[str, Any]], key: str) -> list[float]:
@@ -315,8 +323,7 @@ def _wins_section(rows: list[dict[str, Any]]) -> Section | None:
     return Section("CoT win rate (RQ3)", [Figure("sibench-winrate", "CoT win rate", figure), table])
 
 
-def _similarity_section(logs: list[str], embedder: str) -> Section | None:
-    similarity = _similarity(logs, embedder)
+def _similarity_section(similarity: list[dict[str, Any]]) -> Section | None:
     if not similarity:
         return None
     figure = bars(
@@ -347,26 +354,57 @@ def _similarity_section(logs: list[str], embedder: str) -> Section | None:
         ],
         decimals=3,
         row_logs=[r["logs"] for r in similarity],
-        note="The embedding model is English-only: on Chinese text treat the numbers with care."
+        note="The embedding model is English-only: on Chinese text treat the numbers with care (pass -R "
+        "embedder=PATH of a multilingual model for comparable numbers)."
         if english_only
         else "",
     )
     return Section("Similarity (Fig. 5)", [Figure("sibench-similarity", "Process-reply similarity", figure), table])
 
 
-def _similarity(logs: list[str], embedder: str) -> list[dict[str, Any]]:
+def _similarity(logs: list[str], embedder: str, notes: list[str]) -> list[dict[str, Any]]:
+    """Fig. 5's rows, or none with a note saying why (a model that could not be loaded)."""
     try:
         from .similarity import process_reply_similarity
 
         return process_reply_similarity(logs, embedder)
-    except RuntimeError:  # the similarity extra is not installed
+    except RuntimeError as exc:
+        notes.append(f"Fig. 5 similarity not computed: {exc}")
         return []
 
 
 def document(
     logs: list[str], compare_paper: bool = False, similarity: bool = True, embedder: str = "minilm"
 ) -> Document:
+    """Paper tables from inspect logs (several models, modes and ablations at once), with the paper's human
+    reference next to them: one document, which the terminal, the HTML page, the LaTeX and CSV tables and ``--json``
+    (`Document.data`) all render.
+
+    Args:
+        similarity: process-to-reply similarity (Fig. 5) with a sentence-transformers model.
+        embedder: the embedding model of Fig. 5: ``minilm`` (bundled all-MiniLM-L6-v2, English-only) or a local
+            path / cached id of a multilingual model.
+    """
     rows = analysis.score_rows(logs)
+    notes: list[str] = []
+    similar = _similarity(logs, embedder, notes) if similarity else []
+    chosen = run_set(logs)
+    data: dict[str, Any] = {
+        "table1": analysis.table1(rows),
+        "by_context_group": analysis.by_group(rows, "context_group"),
+        "by_situation": analysis.by_group(rows, "situation"),
+        "ablation_deltas": analysis.ablation_deltas(rows),
+        "process_style": analysis.process_style(rows),
+        "reply_style": analysis.reply_style(rows),
+        **(
+            {"process_reply_similarity": [{k: v for k, v in r.items() if not k.startswith("values_")} for r in similar]}
+            if similarity
+            else {}
+        ),
+        "paper_human_reference": HUMAN_REFERENCE,
+        "usage": usage_rows([r.path for r in chosen.runs]),  # the counted runs, as the ledger prints them
+        "left_out": [x.as_dict() for x in chosen.left_out if run_info(x.path).task == "sibench"],
+    }
     models = sorted({r["model"] for r in rows})
     scores = _scores_section(rows, models, compare_paper)
     # Table 1 (each model's scores with intervals and n) is the report's first table; its figure stays in its section
@@ -377,8 +415,14 @@ def document(
         _ablation_section(rows, compare_paper),
         _style_section(rows),
         _wins_section(rows),
-        _similarity_section(logs, embedder) if similarity else None,
+        _similarity_section(similar),
     ):
         if extra is not None:
             sections.append(extra)
-    return Document("sibench", "SI-Bench report", provenance(logs), sections, headline=table1)
+    if rows:
+        notes.append(
+            f"Paper (not your run): the human expert's replies scored {HUMAN_REFERENCE['cot_reply']} (CoT) and "
+            f"{HUMAN_REFERENCE['direct_reply']} (direct) by three graduate annotators, Krippendorff's α = "
+            f"{HUMAN_REFERENCE['alpha']} ({HUMAN_REFERENCE['source']})."
+        )
+    return Document("sibench", "SI-Bench report", provenance(logs), sections, headline=table1, data=data, notes=notes)

@@ -1,5 +1,4 @@
-"""SI-Bench's terminal summary of a run and its report over logs (Table 1, per situation / context group,
-ablation deltas, reply style, reply-to-CoT similarity)."""
+"""SI-Bench's terminal summary of one run (the report over many runs is `figures.document`)."""
 
 from __future__ import annotations
 
@@ -8,23 +7,10 @@ from typing import Any
 from inspect_ai.log import EvalLog
 from rich.console import Console
 
-from ...core.jsonl import dump_json
-from ...shared.ledger import usage_rows
 from ...shared.outputs import describe
-from ...shared.runs import run_info, run_set
 from ...shared.statistics import percent as _pct
 from ...shared.terminal import Table
-from . import analysis
 from .judge import PROCESS_KEYS
-from .paper import HUMAN_ALPHA, TABLE1
-
-HUMAN_REFERENCE = {
-    "cot_reply": TABLE1["Human expert"]["cot_reply"],
-    "direct_reply": TABLE1["Human expert"]["direct_reply"],
-    "alpha": HUMAN_ALPHA,
-    "source": "SI-Bench §3.3, §4.1, Table 1",
-}
-
 
 _HEADERS = {
     "motivation": "motiv.",
@@ -163,90 +149,3 @@ def summarize(log: EvalLog, console: Console) -> None:
             + "."
         )
     console.print(f"log: {log.location}")
-
-
-def report(
-    logs: list[str], console: Console, as_json: bool = False, similarity: bool = True, embedder: str = "minilm"
-) -> None:
-    """Paper tables from inspect logs (several models, modes and ablations at once), with the paper's human
-    reference next to them.
-
-    Args:
-        similarity: process-to-reply similarity (Fig. 5) with a sentence-transformers model.
-        embedder: the embedding model of Fig. 5: ``minilm`` (bundled all-MiniLM-L6-v2, English-only) or a local
-            path / cached id of a multilingual model.
-    """
-    rows = analysis.score_rows(logs)
-    tables: dict[str, Any] = {
-        "table1": analysis.table1(rows),
-        "by_context_group": analysis.by_group(rows, "context_group"),
-        "by_situation": analysis.by_group(rows, "situation"),
-        "ablation_deltas": analysis.ablation_deltas(rows),
-        "process_style": analysis.process_style(rows),
-        "reply_style": analysis.reply_style(rows),
-    }
-    if similarity:
-        from .similarity import process_reply_similarity
-
-        tables["process_reply_similarity"] = [
-            {k: v for k, v in r.items() if not k.startswith("values_")}
-            for r in process_reply_similarity(logs, embedder)
-        ]
-    tables["paper_human_reference"] = HUMAN_REFERENCE
-    chosen = run_set(logs)
-    tables["usage"] = usage_rows([r.path for r in chosen.runs])  # the counted runs, as in the terminal
-    tables["left_out"] = [x.as_dict() for x in chosen.left_out if run_info(x.path).task == "sibench"]
-    if as_json:
-        console.file.write(dump_json(tables) + "\n")
-        return
-    for name, data in tables.items():
-        if name in ("paper_human_reference", "left_out"):  # the command prints the left-out logs
-            continue
-        records = data if isinstance(data, list) else [{"group": g, **v} for g, v in data.items()]
-        if not records:
-            continue
-        if name == "table1":  # one block per prompt language and dialogue subset: never pooled across them
-            for block in dict.fromkeys(r["block"] for r in records):
-                mine = [{k: v for k, v in r.items() if k != "block"} for r in records if r["block"] == block]
-                _print_records(console, f"Table 1: {block} (rows: models; human replies their own row)", mine)
-            console.print(
-                f"Paper (not your run): the human expert's replies scored {HUMAN_REFERENCE['cot_reply']} (CoT) and "
-                f"{HUMAN_REFERENCE['direct_reply']} (direct) by three graduate annotators, Krippendorff's α = "
-                f"{HUMAN_REFERENCE['alpha']} ({HUMAN_REFERENCE['source']}). CoT win rate and ties in %."
-            )
-            continue
-        _print_records(console, name, records)
-        if name == "ablation_deltas":
-            for note in analysis.ablation_notes(records):
-                console.print(note)
-    sims = tables.get("process_reply_similarity") or []
-    if any(r["english_only_embedder"] for r in sims):
-        console.print(
-            "Fig. 5 similarity used an English-only embedding model on Chinese text; pass -R embedder=PATH of a "
-            "multilingual model for comparable numbers."
-        )
-
-
-def _print_records(console: Console, title: str, records: list[dict[str, Any]]) -> None:
-    table = Table(title=title)
-    for col in records[0]:
-        table.add_column(col.replace("_", " "), justify="left" if col in _TEXT_COLUMNS else "right")
-    for rec in records:
-        table.add_row(*(_cell(v, k) for k, v in rec.items()))
-    console.print(table)
-
-
-_TEXT_COLUMNS = ("model", "group", "mode", "removed", "kind", "protocol", "log", "baseline", "block")
-_PERCENT_COLUMNS = ("cot_win_rate", "ties", "cot_shown_first")
-
-
-def _cell(value: Any, column: str = "") -> str:
-    if column in _PERCENT_COLUMNS and isinstance(value, int | float) and value == value:
-        return _pct(float(value))
-    if value is None or (isinstance(value, float) and value != value):
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_cell(v) for v in value) + "]"
-    return str(value)
