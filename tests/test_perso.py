@@ -838,3 +838,21 @@ def test_behavioral_answers_about_pairs_the_threads_do_not_have_are_refused(tmp_
     done = socialbench(*cli, "-A", f"annotations={path}", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["groups"]["behavioral"]["accuracy"] == {"A": 1.0, "B": 1.0}
+
+
+def test_the_first_commands_work_on_the_shipped_threads(tmp_path: Path) -> None:
+    """Issue 62: `socialbench run perso` and `study create perso-behavioral` on the shipped threads, with no -T:
+    the default admits the threads whose rules could not be checked and says so (never as passed); the strict
+    construction is one flag away and refuses the same data in one line naming the flag of each command."""
+    from conftest import socialbench
+
+    done = socialbench("run", "perso", "--model", "mockllm/model", "--limit", "2", "--log-dir", tmp_path / "logs")
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = " ".join(done.stdout.split())
+    assert "sampled with unchecked=admit: 1 of 1 pairs have a construction rule that could not be checked" in text
+    study = socialbench("study", "create", "perso-behavioral", "-o", tmp_path / "study", "--annotators", "a,b")
+    assert study.returncode == 0, study.stderr[-2000:]
+    strict = socialbench("run", "perso", "-T", "unchecked=exclude", "--model", "mockllm/model", "--limit", "2",
+                         "--log-dir", tmp_path / "strict")  # fmt: skip
+    assert strict.returncode == 2 and "-S unchecked=admit for a study" in strict.stderr
+    assert not (tmp_path / "strict").exists() or not list((tmp_path / "strict").glob("*.eval"))

@@ -716,9 +716,9 @@ def run(
     if len(logs) == 1:
         from .shared.runs import light_log
 
-        bench.summarize(light_log(logs[0].location), out)  # scores and metadata: the prompts stay on disk
-        _print_failed_calls(out, [logs[0].location])
         print_usage(out, [logs[0].location])
+        bench.summarize(light_log(logs[0].location), out)  # the answer last; the prompts stay on disk
+        _print_failed_calls(out, [logs[0].location])
     else:
         from .shared.reporting import print_headline, print_tables
         from .shared.runs import run_set

@@ -552,8 +552,9 @@ def print_table(table: Table, console: Any) -> None:
         3 + max(cell_len(line) for text in [name, *(row[i] for row in texts)] for line in text.splitlines() or [""])
         for i, name in enumerate(table.columns)
     )
+    console.print(escape(table.title), highlight=False, style="italic")  # the width of the screen, not the grid's
     if natural <= console.width:
-        grid = TerminalTable(title=table.title)
+        grid = TerminalTable()
         for name, number in zip(table.columns, numeric, strict=True):
             grid.add_column(name, justify="right" if number else "left")
         for row in texts:
@@ -565,7 +566,6 @@ def print_table(table: Table, console: Any) -> None:
             any(isinstance(r[i], int | float | Estimate) and format_value(r[i]) != MISSING for r in table.rows)
             for i in range(len(table.columns))
         ]
-        console.print(escape(table.title), highlight=False, style="italic")
         for row in texts:
             heading = " · ".join(t for t, v in zip(row, valued, strict=True) if not v and t != MISSING)
             values = [

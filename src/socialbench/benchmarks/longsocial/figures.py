@@ -384,7 +384,7 @@ def document(
         )
         pooled_table = Table(
             "longsocial-length-pooled",
-            "Fig. 9 pooled over models: mean Baseline (Full) accuracy per episode against its length; Spearman's ρ "
+            "Fig. 9: mean Baseline (Full) accuracy per episode against its length, pooled over models; Spearman's ρ "
             "over episodes and the least-squares slope; pools over the models named, holds the variant fixed",
             ["pooled over", "models", "episodes", "ρ", "p", "slope (pts per 1,000 tokens)"],
             [
@@ -399,6 +399,7 @@ def document(
                 for p in pooled
             ],
             decimals=2,
+            row_logs=[p["logs"] for p in pooled],
         )
         sections.append(
             Section("Length, pooled", [Figure("longsocial-length-pooled", "Length, pooled", figure), pooled_table])

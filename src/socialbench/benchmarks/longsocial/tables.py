@@ -372,11 +372,13 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
     per_episode: dict[str, list[float]] = defaultdict(list)
     lengths: dict[str, int] = {}
     models: set[str] = set()
+    logs: list[str] = []
     for run in runs:
         tokens = _episode_tokens(run) if run.workflow == "full" else None
         if tokens is None:
             continue
         models.add(run.model_name)
+        logs.append(run.path)
         mine: dict[str, list[float]] = defaultdict(list)
         for r in run.rows:
             if r["status"] not in (OVERLENGTH, UNJUDGED) and r["episode"] in tokens:
@@ -400,6 +402,7 @@ def length_pooled(runs: list[Run]) -> dict[str, Any] | None:
         "slope": float(fit.slope) if fit else None,
         "intercept": float(fit.intercept) if fit else None,
         "points": [[x, y] for x, y in zip(xs, ys, strict=True)],
+        "logs": logs,
     }
 
 

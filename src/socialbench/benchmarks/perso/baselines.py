@@ -250,7 +250,7 @@ def baselines(
     subset: str = "200",
     seed: int = 0,
     embedder: str = "minilm",
-    unchecked: Unchecked = "exclude",
+    unchecked: Unchecked = "admit",
 ) -> None:
     """Non-LLM baselines on the behavioral pairs (length heuristic on root replies and whole paths, four
     classifiers on 14 surface features over seeds 0-4, length-robust subset) and the SBERT baseline on the
@@ -262,7 +262,8 @@ def baselines(
         subset: behavioral threads: a number drawn at random (seeded) or ``all``.
         seed: sampling and pair choice seed (the classifiers run over seeds 0-4 of their own split).
         embedder: sentence-transformers model of the SBERT baseline (``minilm`` = bundled all-MiniLM-L6-v2).
-        unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
+        unchecked: ``admit`` threads on which a construction rule could not be checked, recorded per pair
+            (default), or ``exclude`` them (strict).
     """
     loaded_threads = load_threads(threads)
     source_pairs = [p for t in loaded_threads for p in candidate_pairs(t)]

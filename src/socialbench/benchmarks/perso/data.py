@@ -382,7 +382,7 @@ def _constructed(path: str, modified: float, seed: int, unchecked: Unchecked) ->
 
 
 def load_pairs(
-    threads: str | None = None, subset: str = "200", seed: int = 0, unchecked: Unchecked = "exclude"
+    threads: str | None = None, subset: str = "200", seed: int = 0, unchecked: Unchecked = "admit"
 ) -> tuple[Construction, list[Pair]]:
     """The constructed pairs of a threads file (computed once per file version, seed and policy) and the chosen
     subset. With ``unchecked="exclude"`` and no thread on which every rule could be checked, a one-line error
@@ -395,7 +395,8 @@ def load_pairs(
         why = built.not_checkable()
         hint = (
             "; to sample threads whose rules could not be checked (recorded per pair in the log), "
-            "pass unchecked=admit (-T unchecked=admit to run, -A unchecked=admit to analyze)"
+            "pass unchecked=admit (-T unchecked=admit to run, -A unchecked=admit to analyze, -S unchecked=admit "
+            "for a study)"
             if why and unchecked == "exclude"
             else ""
         )
@@ -410,7 +411,7 @@ def load_pairs(
 
 
 def construction_report(
-    console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0, unchecked: Unchecked = "exclude"
+    console: Console, as_json: bool = False, threads: str | None = None, seed: int = 0, unchecked: Unchecked = "admit"
 ) -> None:
     """Each construction rule (§3.1), per source and overall: threads that reached it, on how many it was checked
     (passed / failed), on how many it could not be checked, and the threads left after it.
@@ -418,7 +419,8 @@ def construction_report(
     Args:
         threads: PerSo threads as an episodes JSONL (default: the shipped ones).
         seed: seed of the one-pair-per-thread choice.
-        unchecked: ``exclude`` threads on which a rule could not be checked (default), or ``admit`` them.
+        unchecked: ``admit`` threads on which a rule could not be checked (default, counted apart), or
+            ``exclude`` them (strict).
     """
     loaded = load_threads(threads)
     sources = sorted({str(t.meta.get("source", "?")) for t in loaded})

@@ -46,7 +46,7 @@ TASK = (
 
 
 def behavioral(
-    threads: str | None = None, subset: str = "20", seed: int = 0, unchecked: Unchecked = "exclude"
+    threads: str | None = None, subset: str = "20", seed: int = 0, unchecked: Unchecked = "admit"
 ) -> studies.Design:
     """Which reply changed the OP's view: rate each 1-4 (they must differ).
 
@@ -54,7 +54,8 @@ def behavioral(
         threads: PerSo threads (default: the shipped ones).
         subset: number of pairs (seeded; the paper's humans did 20) or ``all``.
         seed: sampling and order seed.
-        unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
+        unchecked: ``admit`` threads on which a construction rule could not be checked, recorded per pair
+            (default), or ``exclude`` them (strict).
     """
     _, pairs = load_pairs(threads, subset, seed, unchecked)
     out = []

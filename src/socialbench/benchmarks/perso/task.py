@@ -53,7 +53,7 @@ def perso(
     seed: int = 0,
     answer_mode: AnswerMode = "auto",
     retries: int = 2,
-    unchecked: Unchecked = "exclude",
+    unchecked: Unchecked = "admit",
     max_tokens: int | None = None,
     reasoning: bool = False,
     limit: int | None = None,
@@ -72,8 +72,9 @@ def perso(
         answer_mode: ``generate`` (parse the text), ``logprobs`` (next-token probabilities; base models) or
             ``auto`` (logprobs for the embedded base model).
         retries: behavioral: re-asks when the ratings break the rules before the answer counts as invalid.
-        unchecked: behavioral: ``exclude`` threads on which a construction rule could not be checked (default:
-            a rule that cannot be checked does not pass), or ``admit`` them, recording the unchecked rules per pair.
+        unchecked: behavioral: ``admit`` threads on which a construction rule could not be checked (the
+            default: the shipped threads cannot show every rule), recording the unchecked rules per pair in the log
+            and the report, never as passed; or ``exclude`` them (strict: a rule that cannot be checked fails).
         max_tokens: output budget of every answer call (default: 64 for the ratings, 32 for a letter; a reasoning
             model gets room for its reasoning, docs/models.md).
         reasoning: declare the model a reasoning model when inspect's model data does not know it (Qwen3 or
@@ -162,7 +163,7 @@ def perso_generate(
     subset: str = "all",
     seed: int = 0,
     retries: int = 2,
-    unchecked: Unchecked = "exclude",
+    unchecked: Unchecked = "admit",
     reasoning: bool = False,
     reasoning_roles: str | None = None,
 ) -> Task:
@@ -175,7 +176,8 @@ def perso_generate(
         subset: constructed threads to use: a number (seeded) or ``all``.
         seed: sampling and option-order seed.
         retries: re-asks of a malformed generator answer.
-        unchecked: ``exclude`` threads on which a construction rule could not be checked, or ``admit`` them.
+        unchecked: ``admit`` threads on which a construction rule could not be checked, recorded per pair
+            (default), or ``exclude`` them (strict).
         reasoning: declare the model under test a reasoning model (when it plays the generator role).
         reasoning_roles: ``generator`` declares the generator role's own model a reasoning model inspect does not
             know (`socialbench run --reasoning-role generator`).
