@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import zstandard
-from bs4 import BeautifulSoup
 
 from ...core.errors import InputError
 from ...core.jsonl import decode, parse_json
@@ -244,6 +243,8 @@ def html_to_text(html: str | None) -> str:
     """Plain text of an HTML fragment (HN, Stack Exchange bodies), paragraphs kept as blank lines."""
     if not html:
         return ""
+    from bs4 import BeautifulSoup  # imported on first use: commands that parse no HTML never load it
+
     soup = BeautifulSoup(html, "html.parser")
     for br in soup.find_all("br"):
         br.replace_with("\n")

@@ -14,8 +14,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
 from ...core.errors import InputError
 from ..model import IntegrityPolicy, Node, Thread
 from ._common import REPAIRS_KEY, record_repair
@@ -53,6 +51,8 @@ def parse_exchange(path: Path) -> dict[str, Any]:
     not always well nested. Text is taken with all inline markup removed, and a file that is not
     well-formed is read with lxml's recovering parser, with a warning and ``recovered`` in the record.
     """
+    from lxml import etree  # on first use: commands that read no XML never load it
+
     try:
         data = path.read_bytes()
     except OSError as exc:

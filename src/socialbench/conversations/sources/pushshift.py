@@ -25,11 +25,12 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from ...core.errors import InputError
 from ...core.jsonl import decode
@@ -321,6 +322,9 @@ def _prefetched(blocks: Iterator[tuple[bytes, int]]) -> Iterator[tuple[bytes, in
 
 def _line_array(block: bytes) -> pa.Array:
     """The block's lines as an Arrow string array over the block's own bytes (each value keeps its newline)."""
+    import numpy as np
+    import pyarrow as pa
+
     data = np.frombuffer(block, dtype=np.uint8)
     ends = np.flatnonzero(data == 10) + 1
     if not len(ends) or ends[-1] != len(block):  # a last line without a newline
@@ -341,6 +345,9 @@ def _ingest(
     skip_bad: bool,
     report: ImportReport,
 ) -> None:
+    import numpy as np
+    import pyarrow as pa
+
     lines = _line_array(block)
     try:
         lines.validate(full=True)  # UTF-8
@@ -392,6 +399,8 @@ def _ingest(
 
 
 def _arrow_token_counts(texts: pa.Array) -> pa.Array:
+    import pyarrow as pa
+
     return pa.array(_token_count(texts.to_pylist()), type=pa.int64())
 
 
