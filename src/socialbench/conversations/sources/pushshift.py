@@ -398,7 +398,9 @@ def _ingest(
         con.unregister("rescued")
 
 
-def _arrow_token_counts(texts: pa.Array) -> pa.Array:
+def _arrow_token_counts(texts: Any) -> Any:
+    """cl100k counts of an Arrow string array (DuckDB's ``cl100k``, typed at registration; DuckDB reads these
+    annotations when the function is registered, before pyarrow is imported here: hence ``Any``)."""
     import pyarrow as pa
 
     return pa.array(_token_count(texts.to_pylist()), type=pa.int64())
