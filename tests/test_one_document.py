@@ -116,3 +116,28 @@ def test_an_exact_interval_is_marked_in_every_rendering(folder: dict[str, Any], 
     from socialbench.shared.reporting import latex_table
 
     assert r"\ddag{}" in latex_table(marked[0])
+
+
+def test_each_sample_behind_the_numbers_shows_its_question_options_gold_and_output(
+    folder: dict[str, Any], tmp_path: Path
+) -> None:
+    """Issue 62's per-instance view: every sample of the CSV (and the HTML's list) carries what was asked, its
+    options in the order shown, the gold letter, the answer read and the model's own words, exactly."""
+    from socialbench.benchmarks.longsocial.task import longsocial
+
+    done = socialbench(
+        "report", "longsocial", folder["full"], "--tables", tmp_path / "t", "--html", tmp_path / "r.html"
+    )
+    assert done.returncode == 0, done.stderr
+    with (tmp_path / "t" / "longsocial-samples.csv").open() as handle:
+        rows = {r["sample id"]: r for r in csv.DictReader(handle)}
+    samples = list(longsocial(limit=LIMIT).dataset)
+    assert sorted(rows) == sorted(str(s.id) for s in samples)
+    for sample in samples:
+        row = rows[str(sample.id)]
+        assert row["question"] == sample.input and row["gold"] == sample.target
+        assert row["options"] == "; ".join(f"{'ABCD'[k]}. {c}" for k, c in enumerate(sample.choices or []))
+        assert (row["answer"], row["output"]) == ("B", "Answer: B")
+        assert float(row["score"]) == (1.0 if sample.target == "B" else 0.0)
+    page = (tmp_path / "r.html").read_text()
+    assert "socialbench prompt LOG SAMPLE_ID" in page and "Answer: B" in page

@@ -411,25 +411,48 @@ def render_html(doc: Document) -> str:
     )
 
 
-SAMPLE_COLUMNS = ("run", "log", "sample id", "epoch", "gold", "answer", "score", "status")
+SAMPLE_COLUMNS = (
+    "run", "log", "sample id", "epoch", "question", "options", "gold", "answer", "output", "score", "status"
+)  # fmt: skip
+"""Per sample behind the numbers: what was asked (the sample's input; the prompt around it is `socialbench prompt LOG
+SAMPLE_ID`), its options, the gold answer, the answer the scorer read, what the model wrote (or the judge's
+verdict: the scorer's explanation, at most 500 characters), the score and its status."""
 HTML_SAMPLES = 5000
 """Up to this many samples over all runs are listed in the HTML itself; past it the page points to the CSV."""
+HTML_TEXT = 300
+"""Characters of a sample's question or output shown in the HTML list (the CSV has them whole)."""
+
+
+def _input_text(value: Any) -> str:
+    """A sample's input as text: a string, or its chat messages' texts (role-named when there are several)."""
+    if isinstance(value, str):
+        return value
+    messages = list(value or [])
+    texts = [(getattr(m, "role", ""), getattr(m, "text", "") or "") for m in messages]
+    if len(texts) == 1:
+        return texts[0][1]
+    return "\n".join(f"{role}: {text}" for role, text in texts)
 
 
 @read_alongside
 def _sample_rows(log: Any) -> list[list[Any]]:
-    """Per sample of a log: id, epoch, gold (the target), the answer the scorer read, the score, the status."""
+    """Per sample of a log (`SAMPLE_COLUMNS` after the run and log): id, epoch, question, options, gold (the target),
+    the answer the scorer read, the model's output or the judge's verdict, the score, the status."""
     out = []
     for sample in log.samples or []:
         score = next(iter((sample.scores or {}).values()), None)
         value = None if score is None else score.value
         target = sample.target if isinstance(sample.target, str) else json.dumps(sample.target, ensure_ascii=False)
+        options = "; ".join(f"{chr(65 + k)}. {c}" for k, c in enumerate(sample.choices or [])) or None
         out.append(
             [
                 str(sample.id),
                 sample.epoch,
+                _input_text(sample.input),
+                options,
                 target,
                 None if score is None else score.answer,
+                None if score is None else score.explanation,
                 value if isinstance(value, int | float | str) or value is None else json.dumps(value),
                 None if score is None else (score.metadata or {}).get("status"),
             ]
@@ -472,12 +495,17 @@ def _samples_html(doc: Document, rows: Sequence[Sequence[Any]]) -> str:
             f"<code>{html.escape(_slug(doc.benchmark))}-samples.csv</code> (<code>--tables DIR</code>).</p>"
         )
     out = ['<h2 id="samples">Samples behind the numbers</h2><p class="note">Open a transcript with '
-           "<code>inspect view --log-dir DIR</code> and the log and sample id below.</p>"]  # fmt: skip
+           "<code>inspect view --log-dir DIR</code> and the log and sample id below; print the exact prompt a sample "
+           "was sent with <code>socialbench prompt LOG SAMPLE_ID</code>. Questions and outputs longer than "
+           f"{HTML_TEXT} characters are cut here (…); <code>--tables DIR</code> writes them whole.</p>"]  # fmt: skip
+
+    def shown(value: Any) -> str:
+        text = format_value(value)
+        return text if len(text) <= HTML_TEXT else text[:HTML_TEXT] + "…"
+
     for n, run in enumerate(doc.provenance["runs"]):
         mine = [row for row in rows if row[1] == run["log"]]
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(format_value(v))}</td>" for v in row[2:]) + "</tr>" for row in mine
-        )
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(shown(v))}</td>" for v in row[2:]) + "</tr>" for row in mine)
         head = "".join(f"<th>{html.escape(c)}</th>" for c in SAMPLE_COLUMNS[2:])
         out.append(
             f'<details id="samples-{n}"><summary>{html.escape(run.get("label", run["model"]))}: {len(mine)} '
