@@ -27,7 +27,7 @@ from ...conversations.render import short_ids
 from ...core.jsonl import dump_json
 from ...shared.itemlint import Candidate, Finding, LintReport, lint_candidates, ngrams, print_lint
 from .items import LETTERS, Item
-from .task import load_pack
+from .pack import load_pack
 from .workflows import ScopeError, gold_scope_posts, scope_nodes, stem_posts
 
 UNIT = re.compile(

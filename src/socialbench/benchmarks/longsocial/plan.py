@@ -39,7 +39,8 @@ from ...shared.costplan import Group, PlanRow, cache_kind, dollars, planned_toke
 from ...shared.embeddings import DEFAULT_EMBEDDER, load_embedder
 from ...shared.ledger import list_label, listed_prices
 from .items import Item
-from .task import load_pack, retrieved_for
+from .pack import load_pack
+from .task import retrieved_for
 from .workflows import (
     WORKFLOWS,
     GoldScope,

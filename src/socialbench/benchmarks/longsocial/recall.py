@@ -19,7 +19,7 @@ from ...core.jsonl import atomic_writer, dump_json
 from ...shared import retrieval
 from ...shared.embeddings import embedder_name
 from ...shared.terminal import Table
-from .task import load_pack
+from .pack import load_pack
 from .workflows import WORKFLOWS, Retrieval, StructureAware
 
 RETRIEVAL_SETTINGS = tuple(

@@ -46,8 +46,8 @@ from ...shared.itemlint import LintReport, lint_candidates, print_lint
 from ...shared.statistics import percent
 from .items import Item, check_items, stratified_sample
 from .lint import NOT_CHECKED, candidate, scope_findings
+from .pack import load_episodes, load_pack
 from .studies import CRITERIA, OPTION_NAMES, episode_version, item_version, verification_outcomes
-from .task import load_episodes, load_pack
 
 _IDS = re.compile(r"[\s,;]+")
 

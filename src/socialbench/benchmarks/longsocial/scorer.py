@@ -22,6 +22,8 @@ from .items import CAPABILITIES, LETTERS
 
 ANSWERED, UNPARSED, UNJUDGED = "answered", "unparsed", "unjudged"
 ANSWER_MODE = "answer_mode"
+CONTEXT = "workflow_context"
+"""Sample metadata key: what the workflow recorded of the prompt it built (posts kept, truncation, fallbacks)."""
 NAN = float("nan")
 
 

@@ -35,7 +35,8 @@ from ...shared.agreement import agreement, alpha_text
 from ...shared.statistics import bootstrap_ci, ci_fields, percent
 from ...shared.terminal import Table
 from .items import CAPABILITIES, LETTERS, Item, stratified_sample
-from .task import load_episodes, load_pack, sample_pack, shuffled
+from .pack import load_episodes, load_pack, sample_pack
+from .task import shuffled
 from .workflows import scope_nodes
 
 CRITERIA = {

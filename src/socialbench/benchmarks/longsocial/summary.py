@@ -17,8 +17,7 @@ from ...shared.statistics import percent as _pct
 from ...shared.statistics import proportion_ci
 from ...shared.terminal import Table
 from .items import CAPABILITIES
-from .scorer import UNJUDGED, UNPARSED
-from .task import CONTEXT
+from .scorer import CONTEXT, UNJUDGED, UNPARSED
 
 PAPER_PLATFORMS = {"hn": "Hacker News", "stackexchange": "Stack Exchange", "reddit_cmv": "r/ChangeMyView"}
 

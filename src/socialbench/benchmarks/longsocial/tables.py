@@ -147,7 +147,7 @@ def _episode_tokens(run: Run) -> dict[str, int] | None:
 @cache
 def _older_stats(path: str | None) -> dict[str, dict[str, Any]] | None:
     """What a current run records of its episodes, for an older log, from the episodes file it names."""
-    from .task import episode_pack, episode_stats
+    from .pack import episode_pack, episode_stats
 
     if not path or not Path(path).exists():
         return None
