@@ -141,3 +141,25 @@ def test_each_sample_behind_the_numbers_shows_its_question_options_gold_and_outp
         assert float(row["score"]) == (1.0 if sample.target == "B" else 0.0)
     page = (tmp_path / "r.html").read_text()
     assert "socialbench prompt LOG SAMPLE_ID" in page and "Answer: B" in page
+
+
+def test_a_retriever_this_installation_cannot_run_leaves_table_18_out_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Table 18 reruns the settings' retrievers; on a machine without the similarity extra the report still stands
+    (every other table, exit 0) and names what it left out and why, in the terminal and the --json."""
+    from socialbench.benchmarks.longsocial import figures
+    from socialbench.benchmarks.longsocial.task import longsocial
+
+    (log,) = eval(longsocial(workflow="bm25-k20", limit=4), model=constant("B"), log_dir=str(tmp_path), display="none")
+
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("embeddings need the packages of the `similarity` extra")
+
+    monkeypatch.setattr(figures, "evidence_recall", missing)
+    done = socialbench("report", "longsocial", str(log.location))
+    assert done.returncode == 0, done.stderr
+    assert "Table 18 leaves out" in done.stderr and "similarity` extra" in done.stderr
+    assert "Grid (Table 14 cells)" in done.stdout
+    data = json.loads(socialbench("report", "longsocial", str(log.location), "--json").stdout)
+    assert data["table18"]["rows"] == [] and "similarity` extra" in data["table18"]["left_out"][0]
