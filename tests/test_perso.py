@@ -111,8 +111,10 @@ def test_shipped_threads_and_construction_counts() -> None:
     for c in strict.counts[2:-1]:  # every rule: each thread that reached it was checked or not checkable
         assert c.checked == c.passed + c.failed and c.reached == c.checked + c.not_checkable
         assert c.threads == c.passed and c.admitted_unchecked == 0
-    with pytest.raises(InputError, match=r"unchecked=admit"):
-        load_pairs(subset="200")
+    with pytest.raises(InputError, match=r"unchecked=admit"):  # the strict construction, one flag away
+        load_pairs(subset="200", unchecked="exclude")
+    admitted, _ = load_pairs(subset="200")  # the default admits and records the rules it could not check
+    assert admitted.policy == "admit" and admitted.pairs and admitted.unchecked
     built = construct(threads, unchecked="admit")
     counts = {c.name: c.threads for c in built.counts}
     seq = [c.threads for c in built.counts]
