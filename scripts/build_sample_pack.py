@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from socialbench.benchmarks.longsocial.pack import attribution_markdown
 from socialbench.conversations.sources import read_algolia, read_cmv, read_stackexchange, read_thread_json
 from socialbench.conversations.store import write_episodes
 
@@ -32,6 +33,9 @@ def main() -> None:
     episodes += cmv[:CMV_THREADS]
     n = write_episodes(OUT, episodes)
     print(f"wrote {n} episodes to {OUT}")
+    credits = OUT.with_name("ATTRIBUTION.md")
+    credits.write_text(attribution_markdown(episodes), encoding="utf-8")
+    print(f"wrote {credits}")
 
 
 if __name__ == "__main__":

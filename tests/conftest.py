@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +24,16 @@ for _name in ("FORCE_COLOR", "TTY_COMPATIBLE", "CLICOLOR_FORCE", "INSPECT_LOG_FO
 os.environ["PYSPARK_PYTHON"] = sys.executable  # Spark's executors run this interpreter, which has socialbench
 for _name in ("NO_PROXY", "no_proxy"):  # every server of the tests is on loopback: never through a proxy
     os.environ[_name] = ",".join(x for x in (os.environ.get(_name), "127.0.0.1", "localhost") if x)
+
+# SI-Bench's dialogues are not shipped (no licence to redistribute them): the suite fetches the real file from
+# ../shared/data through `socialbench fetch`'s own code (checked against the pinned sha256) into a data folder of
+# its own, which every test and every command it starts reads (SOCIALBENCH_DATA).
+if DATA.is_dir():
+    from socialbench.benchmarks.sibench.dataset import SOURCE as _SIBENCH
+    from socialbench.shared.datasets import fetch as _fetch
+
+    os.environ["SOCIALBENCH_DATA"] = str(Path(tempfile.gettempdir()) / f"socialbench-test-data-{os.getuid()}")
+    _fetch(_SIBENCH, str(DATA / "sibench" / "SI-Bench.json"))
 
 # CPUs the CPU-dependent tests are run as, on every machine (cpuinfo files are written from these sets, never
 # derived from this machine's flags, so the outcome does not depend on the CPU the suite runs on).

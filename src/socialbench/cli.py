@@ -458,16 +458,10 @@ def _roles(pairs: tuple[str, ...]) -> dict[str, str] | None:
 def _providers() -> list[str]:
     """inspect's model providers (and ours), to name them when a model role names none of them. inspect has no
     public listing; if its registry moves, the check is skipped and inspect's own error stands."""
-    try:
-        from inspect_ai._util.registry import registry_find, registry_info
-        from inspect_ai.model._providers import providers  # noqa: F401  (registers inspect's providers)
+    from . import _registry  # noqa: F401  (registers the embedded provider)
+    from .shared.inspect_private import provider_names
 
-        from . import _registry  # noqa: F401  (registers the embedded provider)
-
-        apis = registry_find(lambda info: info.type == "modelapi")
-        return sorted({registry_info(api).name.split("/")[-1] for api in apis})
-    except (ImportError, AttributeError):
-        return []
+    return provider_names()
 
 
 _REPORT_FIXED = ("logs", "console", "as_json")
@@ -482,11 +476,29 @@ def _parameter_table(title: str, flag: str, params: Iterable[Parameter]) -> Tabl
     return table
 
 
+def _print_data(benches: Iterable[Any]) -> None:
+    """Every data file the benchmarks ship or read, and what socialbench reads from other packages (docs/data.md)."""
+    from .shared.datasets import PACKAGED
+
+    table = Table(title="Data: every file socialbench ships or reads (docs/data.md)", title_justify="left")
+    for column in ("benchmark", "file", "what", "source", "licence", "cite", "changed", "in the wheel"):
+        table.add_column(column, overflow="fold")
+    notes = [(b.name, n) for b in benches for n in b.data] + [("(models)", n) for n in PACKAGED]
+    for bench, n in notes:
+        table.add_row(bench, n.file, n.what, n.source, n.licence, n.citation, n.changes, "yes" if n.shipped else "no")
+    out.print(table)
+
+
 @main.command("list")
-def list_cmd() -> None:
-    """The benchmarks, their tasks and every task parameter (-T KEY=VALUE) with its default."""
+@click.option("--data", "data_only", is_flag=True, help="Only the data files: source, licence, citation, changes.")
+def list_cmd(data_only: bool) -> None:
+    """The benchmarks, their tasks and every task parameter (-T KEY=VALUE) with its default; --data: the data."""
     from .benchmarks import registered
     from .shared.benchmark import REPORT_FIXED, parameters, summary_line, task_name
+
+    if data_only:
+        _print_data(registered().values())
+        return
 
     for bench in registered().values():
         out.print(f"[bold]{bench.name}[/]  {bench.title} — {bench.paper}", highlight=False)
@@ -711,6 +723,31 @@ def run(
         out.print(f"{len(logs)} logs in {log_dir} (open with `inspect view --log-dir {log_dir}`)")
     if any(log.status != "success" for log in logs):
         sys.exit(1)
+
+
+@main.command()
+@click.argument("benchmark", metavar="BENCH")
+@click.option(
+    "--from",
+    "source",
+    metavar="URL|PATH",
+    help="Another URL, or a local copy, of the file (checked against the same sha256).",
+)
+def fetch(benchmark: str, source: str | None) -> None:
+    """Get the data BENCH reads but socialbench may not ship, once, into the cache (pinned, checked by sha256)."""
+    from .benchmarks import get_benchmark
+    from .shared.datasets import fetch as fetch_file
+
+    bench = get_benchmark(benchmark)
+    if not bench.remote:
+        click.echo(f"{benchmark}: nothing to fetch (every file it reads ships with socialbench or is yours)")
+        return
+    if source is not None and len(bench.remote) > 1:
+        raise click.UsageError(f"--from names one file; {benchmark} fetches {len(bench.remote)}")
+    for remote in bench.remote:
+        path, had = fetch_file(remote, source)
+        click.echo(f"{remote.name}: {'already in' if had else 'fetched into'} {path} (sha256 {remote.sha256[:12]}...; "
+                   f"{remote.licence}; cite: {remote.citation})")  # fmt: skip
 
 
 @main.command()

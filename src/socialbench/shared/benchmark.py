@@ -97,6 +97,12 @@ class Benchmark:
     plan: Callable[..., tuple[str, list[Any]]] | None = None
     """``plan(models, task_args, prices, paper, cache_ttl=None)`` -> (title, `socialbench.shared.costplan.PlanRow`
     list): what a run will cost, before it runs (``socialbench plan``; ``cache_ttl="1h"``: ``--cache-ttl 1h``)."""
+    remote: Sequence[Any] = ()
+    """Data it reads but may not ship (`socialbench.shared.datasets.RemoteFile`): `socialbench fetch NAME` gets
+    them."""
+    data: Sequence[Any] = ()
+    """Every data file it ships or reads (`socialbench.shared.datasets.DataNote`): source, licence, citation, what
+    we changed (`socialbench list --data`, docs/data.md)."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:

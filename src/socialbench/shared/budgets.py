@@ -70,8 +70,7 @@ def effective_config(model: Model | str) -> GenerateConfig:
     with the eval's (``--reasoning-effort`` and other ``eval`` options), as inspect merges them."""
     if isinstance(model, str):
         return GenerateConfig()
-    from inspect_ai.model._generate_config import active_generate_config
-    from inspect_ai.model._model import active_model
+    from .inspect_private import active_generate_config, active_model
 
     # inspect has no public accessor for the merged config; Model._resolve_config does the same merge
     config = model.config
@@ -176,9 +175,9 @@ def sent_cache_ttl(model: str) -> str | None:
     same way after the call."""
     if model.partition("/")[0] != "anthropic":
         return None
-    from inspect_ai.model._providers.anthropic import _cache_write_ttl
+    from .inspect_private import cache_write_ttl
 
-    return "1h" if _cache_write_ttl.get() == "1h" else None
+    return "1h" if cache_write_ttl() == "1h" else None
 
 
 def record_call(metadata: MutableMapping[str, Any], kind: str, budget: Budget, output: ModelOutput) -> None:

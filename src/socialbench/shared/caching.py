@@ -40,9 +40,9 @@ from typing import Any, Literal
 
 import anyio
 from inspect_ai.model import Content, ContentText, GenerateConfig, Model, get_model
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from .inspect_private import active_generate_config
 from .logstore import register_block
 
 Turn = Literal["first", "after first", "alone"]
@@ -207,9 +207,9 @@ def connections(model: Model, eval_config: GenerateConfig | None = None) -> int:
     if config.max_connections:
         return config.max_connections
     if config.batch:  # inspect's ceiling in batch mode: every request ready goes into the provider's batch
-        from inspect_ai._util.constants import DEFAULT_MAX_CONNECTIONS_BATCH
+        from .inspect_private import batch_connections
 
-        return DEFAULT_MAX_CONNECTIONS_BATCH
+        return batch_connections()
     return model.api.max_connections()
 
 

@@ -109,9 +109,9 @@ def _strings(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any] | list[Any
 
 def _zip_kwargs() -> dict[str, Any]:
     # inspect writes .eval members with zstandard and patches zipfile to read and write them (Python < 3.14)
-    from inspect_ai._util.zipfile import zipfile_compress_kwargs
+    from .inspect_private import zip_kwargs
 
-    return dict(zipfile_compress_kwargs)
+    return zip_kwargs()
 
 
 def compact(path: str | Path) -> Compacted | None:

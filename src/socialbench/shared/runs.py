@@ -567,10 +567,11 @@ def light_log(path: str | Path) -> Any:
     per-sample reader parses the archive's directory again for every sample (a cold report over a 1,462-sample log
     spent 16 of its 22 CPU seconds there), so the members are read here in one pass and validated as inspect
     validates them."""
-    from inspect_ai._util.constants import get_deserializing_context
-    from inspect_ai._util.zipfile import zipfile_compress_kwargs  # noqa: F401  (zstandard members, Python < 3.14)
     from inspect_ai.log import EvalSample
-    from inspect_ai.log._log import sort_samples
+
+    from .inspect_private import deserializing_context, sort_samples, zip_kwargs
+
+    zip_kwargs()  # registers zstandard members with zipfile (Python < 3.14)
 
     header = read_log(path, header_only=True)
     if not str(path).endswith(".eval"):  # .json logs cannot skip fields
@@ -584,7 +585,7 @@ def light_log(path: str | Path) -> Any:
                 data = json.loads(archive.read(name))
                 for excluded in LIGHT_EXCLUDE:
                     data.pop(excluded, None)
-                samples.append(EvalSample.model_validate(data, context=get_deserializing_context()))
+                samples.append(EvalSample.model_validate(data, context=deserializing_context()))
         sort_samples(samples)  # the order `read_eval_log` gives: seeded bootstraps see the same sequence
     except log_errors() as exc:  # zipfile.BadZipFile is one of them
         raise unreadable_log(path, exc) from None

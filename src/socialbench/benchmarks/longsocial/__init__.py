@@ -1,6 +1,7 @@
 """LongSocialBench: 4-option items over complete discussion threads (Liu et al., 2026)."""
 
 from ...shared.benchmark import Benchmark, Lazy
+from ...shared.datasets import DataNote
 from ...shared.studies import Study
 from .task import longsocial
 from .workflows import WORKFLOWS
@@ -55,6 +56,27 @@ BENCHMARK = Benchmark(
         "release": Lazy(f"{__name__}.release:release"),
     },
     plan=Lazy(f"{__name__}.plan:plan"),
+    data=[
+        DataNote(
+            "longsocial/sample_pack/episodes.jsonl",
+            "9 real discussion threads (1 Hacker News, 1 Reddit, 3 History Meta Stack Exchange, 4 r/ChangeMyView)",
+            "each episode's URL in sample_pack/ATTRIBUTION.md (`socialbench import` of the public pages / dumps)",
+            "per episode: CC BY-SA 3.0 / 4.0 (Stack Exchange: every author named in ATTRIBUTION.md); Hacker News "
+            "and Reddit state no licence beyond their terms of use",
+            "the platforms; the Stack Exchange posts' authors (ATTRIBUTION.md)",
+            "imported: HTML to text, reply structure repaired and counted in each episode's `repairs`",
+            True,
+        ),
+        DataNote(
+            "longsocial/sample_pack/items.jsonl",
+            "36 four-option items over those threads",
+            "written for socialbench (not the paper's items)",
+            "MIT, as socialbench",
+            "socialbench",
+            "-",
+            True,
+        ),
+    ],
 )
 
 __all__ = ["BENCHMARK", "longsocial"]

@@ -613,6 +613,13 @@ def document(
             + " (pass -R cutoffs=FILE)."
         )
     sections.append(Section("Tables 3, 4, 13, 16, 19, 20 and 21", summary_tables))
+    if data["licences"]:
+        doc_notes.append(
+            "The discussions behind these items: "
+            + "; ".join(f"{len(eps)} episode(s) {licence}" for licence, eps in data["licences"].items())
+            + " (the sample pack's sources, URLs and Stack Exchange authors: sample_pack/ATTRIBUTION.md; "
+            "`socialbench list --data`)."
+        )
 
     if compare_paper:
         printed: list[list[Any]] = [

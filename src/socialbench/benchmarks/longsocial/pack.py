@@ -23,6 +23,59 @@ def sample_pack() -> Path:
     return Path(str(resources.files("socialbench") / "benchmarks" / "longsocial" / "sample_pack"))
 
 
+HN_TERMS = "none stated (Hacker News terms of use, Y Combinator)"
+REDDIT_TERMS = "none stated (Reddit's User Agreement: posts licensed to Reddit, not to others)"
+SE_LICENCE = "CC BY-SA 3.0 (posts before 2018-05-02) / 4.0 (later): attribution to each author, share alike"
+SAMPLE_SOURCES: dict[str, tuple[str, str, str]] = {
+    "hn:18475438": ("Hacker News", "https://news.ycombinator.com/item?id=18475438", HN_TERMS),
+    "reddit:1cebxh": ("Reddit r/self", "https://www.reddit.com/r/self/comments/1cebxh/", REDDIT_TERMS),
+    "se:stackexchange:618": ("History Meta Stack Exchange (2018 data dump)",
+                             "https://history.meta.stackexchange.com/questions/618", SE_LICENCE),
+    "se:stackexchange:3589": ("History Meta Stack Exchange (2018 data dump)",
+                              "https://history.meta.stackexchange.com/questions/3589", SE_LICENCE),
+    "se:stackexchange:3643": ("History Meta Stack Exchange (2018 data dump)",
+                              "https://history.meta.stackexchange.com/questions/3643", SE_LICENCE),
+    "cmv:2rkjr3": ("Reddit r/ChangeMyView (exchange files)",
+                   "https://www.reddit.com/r/changemyview/comments/2rkjr3/", REDDIT_TERMS),
+    "cmv:2rnr30": ("Reddit r/ChangeMyView (exchange files)",
+                   "https://www.reddit.com/r/changemyview/comments/2rnr30/", REDDIT_TERMS),
+    "cmv:2rgs7o": ("Reddit r/ChangeMyView (exchange files)",
+                   "https://www.reddit.com/r/changemyview/comments/2rgs7o/", REDDIT_TERMS),
+    "cmv:2rnfn0": ("Reddit r/ChangeMyView (exchange files)",
+                   "https://www.reddit.com/r/changemyview/comments/2rnfn0/", REDDIT_TERMS),
+}  # fmt: skip
+"""The sample pack's episodes: source, URL and licence of each (docs/data.md)."""
+
+
+def attribution(thread: Thread) -> dict[str, Any]:
+    """Where an episode's text comes from: source, URL, licence and, where the licence requires attribution (CC
+    BY-SA), every author handle; ``licence: "not recorded"`` for an episode outside the sample pack."""
+    source, url, licence = SAMPLE_SOURCES.get(thread.id, ("", str(thread.meta.get("url") or ""), "not recorded"))
+    out: dict[str, Any] = {"episode": thread.id, "source": source, "url": url, "licence": licence}
+    if licence.startswith("CC BY-SA"):
+        out["authors"] = sorted({str(n.author) for n in thread.nodes if n.author})
+    return out
+
+
+def attribution_markdown(threads: Iterable[Thread]) -> str:
+    """ATTRIBUTION.md of the sample pack: per episode its source, URL, licence and (CC BY-SA) every author."""
+    lines = [
+        "# Where the sample pack's text comes from",
+        "",
+        "Written by `python scripts/build_sample_pack.py` from `socialbench.benchmarks.longsocial.pack.attribution`"
+        " (a test keeps the two in step). The items (`items.jsonl`) were written for socialbench (MIT).",
+        "",
+    ]
+    for thread in threads:
+        a = attribution(thread)
+        lines += [f"## {a['episode']}: {thread.title}", "", f"- source: {a['source']}", f"- URL: <{a['url']}>",
+                  f"- licence: {a['licence']}"]  # fmt: skip
+        if "authors" in a:
+            lines.append(f"- authors ({len(a['authors'])}): " + ", ".join(a["authors"]))
+        lines.append("")
+    return "\n".join(lines)
+
+
 def load_episodes(path: str | Path) -> dict[str, Thread]:
     episodes: dict[str, Thread] = {}
     for episode in read_episodes(path):

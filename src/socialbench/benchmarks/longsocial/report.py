@@ -84,7 +84,20 @@ def analyses(
         "length_pooled": [
             {"variant": variant, **pooled} for variant, group in by_variant(runs) if (pooled := length_pooled(group))
         ],
+        "licences": licences(runs),
     }
+
+
+def licences(runs: list[Any]) -> dict[str, list[str]]:
+    """The licences the counted runs' discussions carry: licence -> the episodes under it (the sample pack's are
+    known, `pack.SAMPLE_SOURCES`; any other episode is "not recorded")."""
+    from .pack import SAMPLE_SOURCES
+
+    out: dict[str, set[str]] = {}
+    for episode in {str(r["episode"]) for run in runs for r in run.rows}:
+        licence = SAMPLE_SOURCES[episode][2] if episode in SAMPLE_SOURCES else "not recorded"
+        out.setdefault(licence, set()).add(episode)
+    return {licence: sorted(episodes) for licence, episodes in sorted(out.items())}
 
 
 def _is_longsocial(path: str) -> bool:

@@ -1,7 +1,8 @@
 """The SI-Bench dialogues, their situation taxonomy (paper Table 3) and seeded samplers.
 
-The released file ships inside the package (``data/SI-Bench.json``, unchanged), so `load_dialogues()` needs no
-argument and no network.
+The released file is not shipped: its repository states no licence, so socialbench may not redistribute it.
+`socialbench fetch sibench` puts it into the user's cache from the upstream repository at a pinned commit, checked
+by sha256 (`SOURCE`); `load_dialogues()` reads it from there, or from a copy named with ``-T dialogues=FILE``.
 """
 
 from __future__ import annotations
@@ -10,11 +11,24 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from ...conversations.model import Dialogue
 from ...conversations.sources.sibench import read_sibench
+from ...shared.datasets import RemoteFile, locate
+
+SOURCE = RemoteFile(
+    name="SI-Bench dialogues",
+    filename="SI-Bench.json",
+    url="https://raw.githubusercontent.com/SI-Bench/SI-Bench/9184ca1b28118cbeb8ddc972eec080cf63dcf050/SI-Bench.json",
+    sha256="73596062cc416f843854502bdbd4d0e5642d55dab27e558d29ba987dcc2e09ae",
+    licence="its repository, github.com/SI-Bench/SI-Bench, states no licence",
+    citation="Huang et al., SI-Bench: Benchmarking Social Intelligence of Large Language Models in Human-to-Human "
+    "Conversations (2025)",
+    option="-T dialogues=PATH/SI-Bench.json",
+    benchmark="sibench",
+)
+"""The released file (2,221 dialogues, 2,381,427 bytes) at the upstream repository's commit of 2025-10-28."""
 
 # first-level situation (en, as released) -> high- or low-context group (paper §4.2, RQ2)
 CONTEXT_GROUPS = {
@@ -32,8 +46,9 @@ SITUATIONS_ZH_EN = {
 }
 
 
-def data_path() -> Path:
-    return Path(str(resources.files("socialbench") / "benchmarks" / "sibench" / "data" / "SI-Bench.json"))
+def data_path(path: str | Path | None = None) -> Path:
+    """``path`` when given, else the fetched copy; an error saying how to get the file when there is neither."""
+    return locate(SOURCE, path)
 
 
 @cache
@@ -43,7 +58,7 @@ def _load(path: str) -> tuple[Dialogue, ...]:
 
 def load_dialogues(path: str | Path | None = None) -> list[Dialogue]:
     """All dialogues (2,221 for the released file), each with its situation labels in ``meta``."""
-    return list(_load(str(path or data_path())))
+    return list(_load(str(data_path(path))))
 
 
 def situation(d: Dialogue) -> str:

@@ -31,7 +31,7 @@ BOUNDS: dict[str, str] = {
     "high": "each analysis field and each reply fills the reply call's own budget; the judge breaks the format at "
     "every attempt (re-asked twice), and in the paper's protocol the two replies tie, so the preference is asked too",
 }
-TAKEN = ("mode", "lang", "subset", "n", "seed", "ablate", "max_tokens", "reasoning")
+TAKEN = ("mode", "lang", "subset", "n", "seed", "ablate", "max_tokens", "reasoning", "dialogues")
 
 
 def dialogue_calls(
@@ -82,7 +82,7 @@ def plan(
         raise ValueError("ablations apply to the CoT prompt: use mode=paper or mode=cot")
     subset, n, seed, declared = args["subset"], args["n"], args["seed"], bool(args["reasoning"])
     given = checked_budget(args["max_tokens"])
-    chosen = asked_dialogues(load_dialogues(), subset, n, seed)
+    chosen = asked_dialogues(load_dialogues(args["dialogues"]), subset, n, seed)
     cases = [(str((record_to_sample(d).metadata or {})["chat"]), dialogue_message(d, lang)) for d in chosen]
     rows = []
     for model in models:

@@ -253,6 +253,7 @@ def sibench(
     judge_retries: int = 2,
     max_tokens: int | None = None,
     human_replies: str | None = None,
+    dialogues: str | None = None,
     structured: Structured = "auto",
     reasoning: bool = False,
     reasoning_roles: str | None = None,
@@ -284,6 +285,8 @@ def sibench(
             embedded model): ``auto`` = only for the embedded base model, ``on``, ``off``.
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
+        dialogues: a copy of the released SI-Bench.json to read (default: the one `socialbench fetch sibench` put
+            into the cache; either way checked by content: runs on the same file are one run).
     """
     checked_budget(max_tokens)
     removed = _ablation(ablate)
@@ -292,9 +295,9 @@ def sibench(
         mode, lang, removed, replies, seed, judge_retries, penalize_length, max_tokens, structured, reasoning,
         reasoning_roles,
     )  # fmt: skip
-    chosen = asked_dialogues(load_dialogues(), subset, n, seed, replies)
+    chosen = asked_dialogues(load_dialogues(dialogues), subset, n, seed, replies)
     orders = reply_orders(chosen, seed) if mode == "paper" and replies is None else {}
-    inputs = {"dialogues": input_record(data_path())}
+    inputs = {"dialogues": input_record(data_path(dialogues))}
     if human_replies:
         inputs["human_replies"] = input_record(human_replies)
     return Task(
