@@ -387,3 +387,29 @@ def test_cache_ttl_is_anthropics_model_argument() -> None:
     assert _cache_ttl_argument("1h", ["anthropic/claude-sonnet-4-5"]) == {"cache_ttl": "1h"}
     with pytest.raises(click.BadParameter, match="anthropic/ models only, not openai/gpt-5"):
         _cache_ttl_argument("1h", ["anthropic/claude-sonnet-4-5", "openai/gpt-5"])
+
+
+@pytest.mark.parametrize(
+    ("fmt", "path", "reads_as"),
+    [
+        ("hn-algolia", "reddit/thread_1cebxh.json", "reddit-json"),
+        ("sibench", "reddit/thread_1cebxh.json", "reddit-json"),
+        ("cmv-pairs", "sibench/SI-Bench.json", "sibench"),
+        ("reddit-json", "hackernews/algolia_item_18475438.json", "hn-algolia"),
+    ],
+)
+def test_a_file_in_another_known_format_names_the_importer_that_reads_it(
+    fmt: str, path: str, reads_as: str, data: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    done = socialbench("import", fmt, str(data / path), "-o", str(out))
+    assert done.returncode == 2 and not out.exists()
+    (line,) = done.stderr.strip().splitlines()
+    assert f"(not {fmt}: it reads as " in line and f"`socialbench import {reads_as} ...`" in line
+
+
+def test_a_file_no_format_reads_gets_its_own_error_alone(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.json"
+    bad.write_text('{"hello": "world"}')
+    done = socialbench("import", "hn-algolia", str(bad), "-o", str(tmp_path / "out.jsonl"))
+    assert done.returncode == 2 and "it reads as" not in done.stderr

@@ -230,7 +230,10 @@ def _import(importer: Importer, paths: tuple[str, ...], output: str, values: dic
         else:
             if Path(output).is_dir():
                 raise click.UsageError(f"{output} is a folder; the episodes file is written with -o FILE")
-            written = _import_file(importer, paths, output, options, report)
+            try:
+                written = _import_file(importer, paths, output, options, report)
+            except InputError as exc:
+                raise _with_format_hint(exc, importer.name, paths) from None
             err.print(f"wrote {written} episodes to {output}")
     if warned["hidden"]:
         err.print(f"[yellow]warning:[/] {warned['hidden']} more warnings not shown", highlight=False)
@@ -239,6 +242,17 @@ def _import(importer: Importer, paths: tuple[str, ...], output: str, values: dic
     if report.repairs:
         counts = "; ".join(f"{kind}: {n}" for kind, n in sorted(report.repairs.items()))
         err.print(f"[yellow]repaired (recorded in each episode's meta / repairs):[/] {counts}", highlight=False)
+
+
+def _with_format_hint(exc: InputError, refused: str, paths: tuple[str, ...]) -> InputError:
+    """The importer's error, plus the formats that do read the input, when another one does."""
+    from .conversations.sources import reading_formats
+
+    others = reading_formats(paths, refused)
+    if not others:
+        return exc
+    hint = " or ".join(f"`socialbench import {name} ...`" for name in others)
+    return InputError(exc.path, f"{exc.message} (not {refused}: it reads as {hint})", line=exc.line, record=exc.record)
 
 
 def _import_file(

@@ -179,3 +179,34 @@ def _located(fmt: str, paths: Sequence[str | Path], episodes: Iterator[Episode])
     except _UNEXPECTED as exc:
         kind = "nested too deeply" if isinstance(exc, RecursionError) else type(exc).__name__
         raise InputError(where, f"not a valid {fmt} input ({kind}: {str(exc)[:200]})") from None
+
+
+SNIFF_BYTES = 20_000_000
+"""Inputs up to this size are tried with the other formats when their own refuses them (`reading_formats`)."""
+
+
+def reading_formats(paths: Sequence[str | Path], refused: str) -> list[str]:
+    """The other formats whose importer reads ``paths`` (its first episode, default options), for an error that
+    names the one to use: tried only on inputs up to `SNIFF_BYTES` (a dump is not read five times over), never the
+    formats that write part folders (dumps)."""
+    import warnings
+
+    files = [Path(p) for p in paths]
+    if not all(f.exists() for f in files):
+        return []
+    size = sum(f.stat().st_size if f.is_file() else sum(x.stat().st_size for x in f.rglob("*") if x.is_file())
+               for f in files)  # fmt: skip
+    if size > SNIFF_BYTES:
+        return []
+    found = []
+    for name, importer in importers().items():
+        if name == refused or importer.partitioned is not None:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if next(import_episodes(name, paths, None, ImportContext(report=ImportReport())), None) is not None:
+                    found.append(name)
+        except Exception:  # any failure means "not this format": the sniff never replaces the real error
+            continue
+    return found
