@@ -105,3 +105,19 @@ def test_the_collector_runs_no_collection_in_a_short_run_then_keeps_under_its_sh
     assert not collector.maybe_collect()
     clock[0] = 106.5
     assert collector.maybe_collect() and collected == [101.0, 106.5]
+
+
+def test_a_knowledge_cutoff_is_looked_up_once_per_inspect_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from socialbench.shared import budgets
+
+    monkeypatch.setenv("SOCIALBENCH_CACHE", str(tmp_path))
+    assert budgets.knowledge_cutoff("openai/gpt-4o") == "2023-11-30"  # inspect's model data
+    assert budgets.knowledge_cutoff("mockllm/model") is None
+    monkeypatch.setattr(budgets, "_info", lambda model: pytest.fail("looked up again"))
+    assert budgets.knowledge_cutoff("openai/gpt-4o") == "2023-11-30"  # from the cache file
+    assert budgets.knowledge_cutoff("mockllm/model") is None
+    (tmp_path / "model-cutoffs.json").write_text("{damaged")
+    monkeypatch.setattr(budgets, "_info", lambda model: None)
+    assert budgets.knowledge_cutoff("openai/gpt-4o") is None  # a damaged cache is looked up again, never trusted

@@ -56,6 +56,36 @@ CUT = ("max_tokens", "model_length")
 OWN = "the call's own budget"
 
 
+def knowledge_cutoff(model: str) -> str | None:
+    """The model's knowledge cutoff (ISO date) in inspect's model data, or None. Remembered on disk per inspect
+    version and model name (``$SOCIALBENCH_CACHE/model-cutoffs.json``): inspect parses its whole model database on
+    the first look-up, a large share of a warm report's time, for a value that changes only with inspect."""
+    import json
+    from importlib.metadata import version
+
+    from ..core.jsonl import atomic_writer
+    from .retrieval import cache_dir
+
+    path = cache_dir() / "model-cutoffs.json"
+    key = f"{version('inspect_ai')}\t{model}"
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):  # none yet, or damaged: looked up again
+        known = {}
+    if key in known and (known[key] is None or isinstance(known[key], str)):
+        return known[key]  # type: ignore[no-any-return]
+    found = getattr(_info(model), "knowledge_cutoff_date", None)
+    known[key] = found.isoformat()[:10] if found is not None else None  # a date (a datetime: its day)
+    try:
+        with atomic_writer(path) as handle:
+            json.dump(known, handle)
+    except (OSError, ValueError):  # a read-only cache only costs the look-up next time
+        pass
+    return known[key]  # type: ignore[no-any-return]
+
+
 def _info(model: Model | str) -> Any:
     try:
         from inspect_ai.model import get_model_info

@@ -29,20 +29,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator
 
 from .statistics import EXACT
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from .statistics import Outcomes
 
 COLUMN_WIDTH = 3.3
@@ -79,21 +72,43 @@ def series_style(i: int) -> dict[str, str]:
     }
 
 
-plt.rcParams.update(
-    {
-        "svg.fonttype": "none",  # text stays text in the SVG
-        "pdf.fonttype": 42,  # TrueType in the PDF: selectable, searchable
-        "font.size": 8,
-        "axes.titlesize": 8,
-        "axes.labelsize": 8,
-        "xtick.labelsize": MIN_FONT,
-        "ytick.labelsize": MIN_FONT,
-        "legend.fontsize": MIN_FONT,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "figure.dpi": 100,
-    }
-)
+_MPL: dict[str, Any] = {}
+
+
+def _mpl() -> Any:
+    """matplotlib, imported when the first figure is drawn (a report printed to the terminal draws none, and pyplot
+    is a large share of a warm report's start-up), with the papers' style applied once: Agg, fonts kept as text."""
+    if not _MPL:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+        from matplotlib.ticker import MaxNLocator
+
+        plt.rcParams.update(
+            {
+                "svg.fonttype": "none",  # text stays text in the SVG
+                "pdf.fonttype": 42,  # TrueType in the PDF: selectable, searchable
+                "font.size": 8,
+                "axes.titlesize": 8,
+                "axes.labelsize": 8,
+                "xtick.labelsize": MIN_FONT,
+                "ytick.labelsize": MIN_FONT,
+                "legend.fontsize": MIN_FONT,
+                "axes.spines.top": False,
+                "axes.spines.right": False,
+                "figure.dpi": 100,
+            }
+        )
+        _MPL.update(plt=plt, Figure=Figure, FigureCanvasAgg=FigureCanvasAgg, Line2D=Line2D, Patch=Patch,
+                    MaxNLocator=MaxNLocator, version=matplotlib.__version__)  # fmt: skip
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**_MPL)
 
 
 @dataclass(frozen=True)
@@ -138,6 +153,12 @@ for) and made again."""
 P = ParamSpec("P")
 
 
+def _matplotlib_version() -> str:
+    from importlib.metadata import version
+
+    return version("matplotlib")
+
+
 def _spec(value: Any) -> Any:
     """A figure argument as JSON for the cache key, keeping what drawing depends on: the order of a mapping's
     items (series order), every key (tuples too) and value; a type it does not know is a `TypeError`."""
@@ -164,7 +185,7 @@ class Drawing:
 
         self._draw = functools.partial(draw, *args, **kwargs)
         self._figure: Figure | None = None
-        spec = [draw.__qualname__, args, kwargs, code_digest(), matplotlib.__version__]
+        spec = [draw.__qualname__, args, kwargs, code_digest(), _matplotlib_version()]
         try:
             self.key: str | None = hashlib.sha256(json.dumps(_spec(spec)).encode()).hexdigest()
         except (TypeError, ValueError):  # an argument with no faithful key: drawn every time
@@ -257,8 +278,9 @@ def _text_inches(text: str, font: float = MIN_FONT) -> float:
 
 def _new(width: float, height: float) -> tuple[Figure, Any]:
     """A figure outside pyplot's registry (a report draws dozens; pyplot would keep them all alive)."""
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
+    mpl = _mpl()
+    fig = mpl.Figure(figsize=(width, height), layout="constrained")
+    mpl.FigureCanvasAgg(fig)
     return fig, fig.subplots()
 
 
@@ -370,8 +392,9 @@ def _panel_axes(width: float, legend_rows: int, panels: int, least: float) -> tu
     """A figure of ``panels`` stacked axes sharing both axes, each at least ``least`` inches tall and as tall as its
     legend of ``legend_rows`` rows beside it (small multiples: `bars`, `scatter`)."""
     panel_height = max(least, legend_rows * LEGEND_ROW + 0.35)
-    fig = Figure(figsize=(width, min(9.0, 0.8 + panel_height * panels)), layout="constrained")
-    FigureCanvasAgg(fig)
+    mpl = _mpl()
+    fig = mpl.Figure(figsize=(width, min(9.0, 0.8 + panel_height * panels)), layout="constrained")
+    mpl.FigureCanvasAgg(fig)
     return fig, list(np.atleast_1d(fig.subplots(panels, 1, sharex=True, sharey=True)))
 
 
@@ -446,7 +469,7 @@ def bars(
             look = series_style(i)  # the figure's own style per series: no two panels show one colour for two series
             color = look["color"]
             label = _wrap(name, PANEL_LEGEND_WIDTH - 0.35, MIN_FONT) if faceted else name
-            panel.handles.append(Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=label))
+            panel.handles.append(_mpl().Patch(facecolor=color, edgecolor="white", hatch=look["hatch"], label=label))
             for j, est in enumerate(values[: len(groups)]):
                 panel.estimates.append((offset[j], est))
                 if est.missing:
@@ -478,7 +501,7 @@ def bars(
             shown = [(at[j], float(v) * scale) for j, v in enumerate(numbers[: len(groups)]) if v is not None]
             label = name if "paper" in name.lower() else f"{name} (paper)"
             panel.handles.append(
-                Line2D([], [], ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, label=label)
+                _mpl().Line2D([], [], ls="none", marker=marker, mfc="white", mec="black", ms=5, mew=0.9, label=label)
             )
             if shown:
                 xs, ys = zip(*shown, strict=True)
@@ -534,11 +557,11 @@ def bars(
         _note(fig, f"{n_label} per bar ({span}) {where}.")
     common: list[Any] = []  # entries every panel shares: under the figure once
     if any_missing:
-        common.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
+        common.append(_mpl().Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
         if slot_pt < MIN_FONT + 1:
             _note(fig, "Hatched stubs mark values without data (n/a).")
     if any(e.low is not None for _, e in estimates):
-        common.append(Line2D([], [], color="black", lw=0.7, marker="|", label="95% CI"))
+        common.append(_mpl().Line2D([], [], color="black", lw=0.7, marker="|", label="95% CI"))
     # first: the legend takes room from the axes, which the label spacing needs
     _legend(fig, common if faceted else drawn[0].handles + common, width)
     for panel in drawn:
@@ -648,7 +671,7 @@ def heatmap(
     labels = [_wrap(r, width * 0.5, MIN_FONT) for r in rows]
     height = sum(max(0.3, 0.12 * (label.count("\n") + 1)) for label in labels) + 1.3
     fig, ax = _new(width, min(9.0, max(2.0, height)))
-    cmap = plt.get_cmap("viridis").with_extremes(bad="#dddddd")
+    cmap = _mpl().plt.get_cmap("viridis").with_extremes(bad="#dddddd")
     image = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, aspect="auto", vmin=0, vmax=scale)
     ax.set_xticks(range(len(columns)), [_wrap(c, 1.2, MIN_FONT) for c in columns], rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), labels)
@@ -712,7 +735,9 @@ def scatter(
         for i in members:
             name, pts = series[i]
             look = series_style(i)
-            handles.append(Line2D([], [], ls="none", marker=look["marker"], color=look["color"], label=label(name)))
+            handles.append(
+                _mpl().Line2D([], [], ls="none", marker=look["marker"], color=look["color"], label=label(name))
+            )
             if not pts:
                 continue
             xs, ys = zip(*pts, strict=True)
@@ -723,7 +748,7 @@ def scatter(
                 ax.plot(ends, [(slope * x + intercept) * scale_y for x in ends], color=look["color"], lw=1.0)
         every_handle += handles
         ax.set_ylabel(ylabel)
-        ax.xaxis.set_major_locator(MaxNLocator(5))  # long tick numbers: few enough that they never touch
+        ax.xaxis.set_major_locator(_mpl().MaxNLocator(5))  # long tick numbers: few enough that they never touch
         if ylim is not None:
             ax.set_ylim(*ylim)
         if faceted:
@@ -755,16 +780,16 @@ def stacked_shares(title: str, groups: Sequence[str], shares: Mapping[str, Seque
         values = np.array([(shares[col][j] or 0.0) * 100 if present[j] else 0.0 for j in range(len(groups))])
         look = series_style(i)
         ax.bar(x, values, 0.6, bottom=bottom, color=look["color"], hatch=look["hatch"], edgecolor="white", lw=0)
-        handles.append(Patch(facecolor=look["color"], hatch=look["hatch"], edgecolor="white", label=col))
+        handles.append(_mpl().Patch(facecolor=look["color"], hatch=look["hatch"], edgecolor="white", label=col))
         bottom += values
     for j, ok in enumerate(present):
         if not ok:
             ax.bar(x[j], 100, 0.6, fill=False, hatch="////", edgecolor="grey")
             ax.text(x[j], 50, "n/a", ha="center", va="center", fontsize=MIN_FONT, rotation=90)
     if not all(present):
-        handles.append(Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
+        handles.append(_mpl().Patch(fill=False, hatch="////", edgecolor="grey", label="n/a: no data"))
     ax.axhline(25, ls=":", lw=0.8, color="black")
-    handles.append(Line2D([], [], ls=":", lw=0.8, color="black", label="uniform (25%)"))
+    handles.append(_mpl().Line2D([], [], ls=":", lw=0.8, color="black", label="uniform (25%)"))
     _group_ticks(ax, x, groups, width)
     ax.set_ylabel("share of answers (%)")
     ax.set_ylim(0, 100)

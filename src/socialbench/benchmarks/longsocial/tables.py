@@ -504,7 +504,7 @@ def table20(
     unknown, never guessed."""
     from datetime import date
 
-    from inspect_ai.model import get_model_info
+    from ...shared.budgets import knowledge_cutoff
 
     out = []
     for run in runs:
@@ -514,11 +514,8 @@ def table20(
         source = "given"
         cutoff: date | None = date.fromisoformat(given) if given else None
         if cutoff is None:
-            try:
-                info = get_model_info(run.model_name)
-            except Exception:  # an unknown provider: no model data
-                info = None
-            cutoff = getattr(info, "knowledge_cutoff_date", None)
+            known = knowledge_cutoff(run.model_name)
+            cutoff = date.fromisoformat(known) if known else None
             source = "inspect model data"
         row: dict[str, Any] = {
             "model": run.model + run.label.removeprefix(run.workflow),  # [truncated k/n] when it was
