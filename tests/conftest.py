@@ -25,15 +25,18 @@ os.environ["PYSPARK_PYTHON"] = sys.executable  # Spark's executors run this inte
 for _name in ("NO_PROXY", "no_proxy"):  # every server of the tests is on loopback: never through a proxy
     os.environ[_name] = ",".join(x for x in (os.environ.get(_name), "127.0.0.1", "localhost") if x)
 
-# SI-Bench's dialogues are not shipped (no licence to redistribute them): the suite fetches the real file from
-# ../shared/data through `socialbench fetch`'s own code (checked against the pinned sha256) into a data folder of
-# its own, which every test and every command it starts reads (SOCIALBENCH_DATA).
+# SI-Bench's dialogues and PerSo's sources are not shipped (no licence to redistribute them): the suite fetches the
+# real files from ../shared/data through `socialbench fetch`'s own code (checked against the pinned sha256) into a
+# data folder of its own, which every test and every command it starts reads (SOCIALBENCH_DATA).
 if DATA.is_dir():
+    from socialbench.benchmarks.perso.data import EXCHANGES as _EXCHANGES
+    from socialbench.benchmarks.perso.data import PAIRS as _PAIRS
     from socialbench.benchmarks.sibench.dataset import SOURCE as _SIBENCH
     from socialbench.shared.datasets import fetch as _fetch
 
     os.environ["SOCIALBENCH_DATA"] = str(Path(tempfile.gettempdir()) / f"socialbench-test-data-{os.getuid()}")
-    _fetch(_SIBENCH, str(DATA / "sibench" / "SI-Bench.json"))
+    for _remote in (_SIBENCH, _PAIRS, _EXCHANGES):  # PerSo's threads are built from the last two on first use
+        _fetch(_remote, str(DATA))
 
 # CPUs the CPU-dependent tests are run as, on every machine (cpuinfo files are written from these sets, never
 # derived from this machine's flags, so the outcome does not depend on the CPU the suite runs on).

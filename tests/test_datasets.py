@@ -126,3 +126,37 @@ def test_list_data_names_every_shipped_file_and_its_licence() -> None:
 
 
 DATA_SUFFIXES = {".jsonl", ".gz", ".json", ".csv", ".xml", ".bz2", ".md"}
+
+
+def test_a_folder_member_of_an_archive_is_fetched_file_by_file(
+    served: tuple[str, Path], empty_data: Path, data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PerSo's exchange files: a repository archive (as GitHub serves one) over HTTP, its `original/` member taken,
+    only the files the pin names kept, each file's content checked through the folder's digest."""
+    import tarfile
+
+    from socialbench.benchmarks.perso.data import EXCHANGES
+
+    url, root = served
+    with tarfile.open(root / "repo.tar.gz", "w:gz") as archive:
+        archive.add(data / "cmv", arcname="change-my-view-modes-d1fe2b3/original")
+    path, had = fetch(EXCHANGES, f"{url}/repo.tar.gz")
+    assert not had and path.is_dir() and len(list(path.rglob("*.xml"))) == 201
+    assert not (path / "ANNOTATION_README.md").exists()  # outside the pinned files
+    damaged = root / "damaged.tar.gz"
+    with tarfile.open(damaged, "w:gz") as archive:
+        archive.add(data / "cmv" / "positive", arcname="x/original/positive")  # the negative files missing
+    other = empty_data / "other"
+    monkeypatch.setenv("SOCIALBENCH_DATA", str(other))
+    with pytest.raises(InputError, match="is not the pinned"):
+        fetch(EXCHANGES, f"{url}/damaged.tar.gz")
+    assert not any(p.is_file() for p in other.rglob("*"))  # nothing written
+
+
+def test_fetch_perso_from_a_folder_of_copies(data: Path, empty_data: Path) -> None:
+    done = socialbench("fetch", "perso", "--from", str(data))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("fetched into") == 2 and "chridey/change-my-view-modes" in done.stdout
+    from socialbench.benchmarks.perso.data import default_threads, load_threads
+
+    assert len(load_threads(default_threads())) == 609

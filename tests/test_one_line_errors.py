@@ -192,12 +192,10 @@ def test_a_cutoff_that_is_not_a_date_names_the_file_and_the_model(logs: dict[str
 def test_malformed_pairs_and_an_item_without_its_thread_are_located(tmp_path: Path) -> None:
     """Issue 37: malformed `meta.pairs` in a threads file, and a study of items whose thread is missing, ended in
     a traceback or an unlocated message."""
-    import gzip
-
     from socialbench.benchmarks.perso.data import default_threads
     from socialbench.benchmarks.perso.items import default_items
 
-    with gzip.open(default_threads(), "rt", encoding="utf-8") as handle:
+    with open(default_threads(), encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle]
     with_pairs = next(r for r in rows if "pairs" in (r.get("meta") or {}))
     with_pairs["meta"]["pairs"] = "w1-l1"

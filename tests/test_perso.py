@@ -524,8 +524,26 @@ def test_agreement_matches_a_hand_count(tmp_path: Path) -> None:
         load_annotations(path)
 
 
-def test_default_threads_ship_in_the_package() -> None:
-    assert default_threads().is_file() and default_threads().stat().st_size < 3_000_000
+def test_default_threads_are_built_from_the_fetched_sources_as_pinned(
+    tmp_path: Path, data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not shipped (no licence to redistribute them): built once from the fetched pair and exchange files, into a
+    fresh data folder here, with the pinned digest (every PerSo number as the pinned sources give it)."""
+    from socialbench.benchmarks.perso.data import EXCHANGES, PAIRS, THREADS_SHA256
+    from socialbench.core.errors import InputError
+    from socialbench.shared.datasets import fetch
+    from socialbench.shared.runs import file_digest
+
+    package = Path(__import__("socialbench").__file__).parent
+    assert not list(package.rglob("threads.jsonl*"))
+    monkeypatch.setenv("SOCIALBENCH_DATA", str(tmp_path))
+    with pytest.raises(InputError, match="socialbench fetch perso"):
+        default_threads()
+    fetch(PAIRS, str(data))
+    fetch(EXCHANGES, str(data))
+    built = default_threads()
+    assert built.is_relative_to(tmp_path) and file_digest(built) == THREADS_SHA256
+    assert default_threads() == built  # built once
     built, pairs = load_pairs(subset="200", unchecked="admit")
     assert len(pairs) == 200 and built.counts[-1].threads >= 200
 

@@ -745,7 +745,8 @@ def run(
     "--from",
     "source",
     metavar="URL|PATH",
-    help="Another URL, or a local copy, of the file (checked against the same sha256).",
+    help="Another URL, a local copy, an archive holding it, or a folder holding copies (each file is looked for by "
+    "name in it); checked against the same sha256.",
 )
 def fetch(benchmark: str, source: str | None) -> None:
     """Get the data BENCH reads but socialbench may not ship, once, into the cache (pinned, checked by sha256)."""
@@ -756,8 +757,6 @@ def fetch(benchmark: str, source: str | None) -> None:
     if not bench.remote:
         click.echo(f"{benchmark}: nothing to fetch (every file it reads ships with socialbench or is yours)")
         return
-    if source is not None and len(bench.remote) > 1:
-        raise click.UsageError(f"--from names one file; {benchmark} fetches {len(bench.remote)}")
     for remote in bench.remote:
         path, had = fetch_file(remote, source)
         click.echo(f"{remote.name}: {'already in' if had else 'fetched into'} {path} (sha256 {remote.sha256[:12]}...; "

@@ -10,6 +10,7 @@ fetches it and the option that points at a copy (docs/data.md).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -65,20 +66,26 @@ PACKAGED: tuple[DataNote, ...] = (
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """A file a benchmark reads but does not ship."""
+    """A file (or a folder of files) a benchmark reads but does not ship."""
 
     name: str
     """What it is, as the messages name it (``SI-Bench dialogues``)."""
     filename: str
+    """Its name in the cache, and the name searched for in a folder given with ``--from``."""
     url: str
-    """The public source, pinned to a commit."""
+    """The public source, pinned to a commit where the source has commits; may be an archive (`member`)."""
     sha256: str
+    """Of the file; of a folder, the digest of its `files`' names and contents (`_digest`)."""
     licence: str
     """What its source states (or that it states none)."""
     citation: str
     option: str
     """The task argument that reads a local copy instead (``-T dialogues=FILE``)."""
     benchmark: str
+    member: str = ""
+    """When `url` is an archive (.tar.gz, .tar.bz2, .zip): the path its member ends with (a file or a folder)."""
+    files: tuple[str, ...] = ()
+    """For a folder: the glob patterns of the files it holds (the rest of the folder is left out)."""
 
     def note(self, what: str, changes: str = "none (read as released)") -> DataNote:
         return DataNote(
@@ -102,21 +109,16 @@ def locate(remote: RemoteFile, path: str | Path | None = None) -> Path:
     the file when there is neither."""
     if path is not None:
         given = Path(path)
-        if not given.is_file():
+        if not given.exists():
             raise InputError(given, f"no such file (the {remote.name}: {remote.option})")
         return given
     cached = remote.cached()
-    if not cached.is_file():
+    if not cached.exists():
         raise remote.missing()
     return cached
 
 
 def _download(source: str, target: Path) -> None:
-    if "://" not in source:  # a local copy
-        if not Path(source).is_file():
-            raise InputError(source, "no such file")
-        shutil.copyfile(source, target)
-        return
     if urllib.parse.urlparse(source).scheme not in ("http", "https", "file"):
         raise InputError(source, "not an http(s) or file URL")
     try:
@@ -127,25 +129,77 @@ def _download(source: str, target: Path) -> None:
         raise InputError(source, f"could not be downloaded: {reason}") from None
 
 
+ARCHIVES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip")
+
+
+def _obtain(remote: RemoteFile, origin: str, scratch: Path) -> Path:
+    """The file or folder ``origin`` holds for ``remote``, in ``scratch``: a URL is downloaded; a folder is searched
+    for `RemoteFile.filename`; an archive is unpacked (shutil) and its `member` taken."""
+    if "://" in origin:
+        got = scratch / ("download" + next((a for a in ARCHIVES if origin.endswith(a)), ""))
+        _download(origin, got)
+    else:
+        got = Path(origin)
+        if got.is_dir() and got.name != remote.filename:
+            found = sorted(got.rglob(remote.filename), key=lambda p: len(p.parts))
+            if not found:
+                raise InputError(origin, f"holds no {remote.filename} (the {remote.name})")
+            got = found[0]
+        if not got.exists():
+            raise InputError(origin, "no such file")
+    if remote.member and got.is_file() and got.name.endswith(ARCHIVES):
+        unpacked = scratch / "unpacked"
+        try:
+            shutil.unpack_archive(got, unpacked)
+        except (OSError, ValueError, EOFError, shutil.ReadError) as exc:
+            raise InputError(origin, f"not a readable archive ({exc})") from None
+        members = sorted((p for p in unpacked.rglob("*") if p.as_posix().endswith("/" + remote.member)),
+                         key=lambda p: len(p.parts))  # fmt: skip
+        if not members:
+            raise InputError(origin, f"the archive holds no {remote.member} (the {remote.name})")
+        got = members[0]
+    return got
+
+
+def _folder_files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    return sorted({p for pattern in patterns for p in folder.glob(pattern) if p.is_file()})
+
+
+def _digest(path: Path, remote: RemoteFile) -> str:
+    """sha256 of a file; of a folder, sha256 of ``relative path NUL sha256 NL`` over its `RemoteFile.files`."""
+    if path.is_file():
+        return _sha256(path)
+    lines = "".join(f"{p.relative_to(path).as_posix()}\0{_sha256(p)}\n" for p in _folder_files(path, remote.files))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
 def fetch(remote: RemoteFile, source: str | None = None) -> tuple[Path, bool]:
-    """Put ``remote`` into the cache from its pinned URL (or ``source``: another URL or a local copy) and return
-    its path and whether it was already there. The bytes must have the pinned sha256: otherwise nothing is written
-    and the error names both digests."""
+    """Put ``remote`` into the cache from its pinned URL (or ``source``: another URL, a local copy, a folder holding
+    one, or an archive) and return its path and whether it was already there. The content must have the pinned
+    sha256: otherwise nothing is written and the error names both digests."""
     target = remote.cached()
-    if target.is_file() and _sha256(target) == remote.sha256:
+    if target.exists() and _digest(target, remote) == remote.sha256:
         return target, True
     target.parent.mkdir(parents=True, exist_ok=True)
     origin = source or remote.url
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
-        part = Path(scratch) / remote.filename
-        _download(origin, part)
-        got = _sha256(part)
-        if got != remote.sha256:
+        got = _obtain(remote, origin, Path(scratch))
+        digest = _digest(got, remote)
+        if digest != remote.sha256:
             raise InputError(
                 origin,
-                f"sha256 {got[:12]}... is not the pinned {remote.sha256[:12]}... of the {remote.name}: refused, "
+                f"sha256 {digest[:12]}... is not the pinned {remote.sha256[:12]}... of the {remote.name}: refused, "
                 "nothing written (another version of the file, or a damaged download)",
             )
+        part = Path(scratch) / ("part-" + remote.filename)
+        if got.is_dir():
+            for file in _folder_files(got, remote.files):
+                (part / file.relative_to(got)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(file, part / file.relative_to(got))
+        else:
+            shutil.copyfile(got, part)
+        if target.exists():  # a damaged earlier copy: replaced
+            shutil.rmtree(target) if target.is_dir() else target.unlink()
         part.replace(target)  # same folder: an atomic rename
     return target, False
 

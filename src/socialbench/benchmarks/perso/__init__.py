@@ -4,7 +4,7 @@ non-LLM baselines and human agreement."""
 
 from ...shared.benchmark import Benchmark, Lazy, LazyMapping
 from ...shared.datasets import DataNote
-from .data import construct, load_pairs, load_threads
+from .data import EXCHANGES, PAIRS, construct, load_pairs, load_threads
 from .task import perso, perso_generate
 
 BENCHMARK = Benchmark(
@@ -23,19 +23,10 @@ BENCHMARK = Benchmark(
         "export-items": Lazy(f"{__name__}.generation:export_items"),
         "lint": Lazy(f"{__name__}.lint:lint"),
     },
+    remote=[PAIRS, EXCHANGES],
     data=[
-        DataNote(
-            "perso/data/threads.jsonl.gz",
-            "609 ChangeMyView threads: the Winning Arguments heldout pairs (807 pairs over 542 posts) and 67 posts "
-            "of r/ChangeMyView exchange files",
-            "Tan, Niculae, Danescu-Niculescu-Mizil and Lee (WWW 2016), heldout_pair_data.jsonlist.bz2; CMV exchange "
-            "XML files (100 delta, 101 non-delta)",
-            "none stated beyond citation: still shipped (issue 64: to move out of the wheel, fetched as SI-Bench is)",
-            "Tan et al., Winning Arguments: Interaction Dynamics and Persuasion Strategies in Good-faith Online "
-            "Discussions, WWW 2016",
-            "imported by `socialbench import cmv-pairs` / `cmv` (scripts/build_perso_data.py): one thread per post",
-            True,
-        ),
+        PAIRS.note("the Winning Arguments heldout pairs: 807 pairs over 542 posts (behavioral task)"),
+        EXCHANGES.note("201 r/ChangeMyView exchange files over 67 posts, with the OP's replies (both tasks)"),
         DataNote(
             "perso/data/cognitive_items.jsonl",
             "24 cognitive items (belief / emotion / intent)",

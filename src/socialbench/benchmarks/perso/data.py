@@ -27,6 +27,7 @@ from ...conversations.store import read_episodes
 from ...conversations.tokens import count_tokens
 from ...core.errors import InputError
 from ...core.jsonl import dump_json
+from ...shared.datasets import RemoteFile, locate
 from ...shared.terminal import Table
 from .posts import PostCleaning, clean, clean_post
 
@@ -44,9 +45,80 @@ def data_dir() -> Path:
     return Path(str(resources.files("socialbench") / "benchmarks" / "perso" / "data"))
 
 
+PAIRS = RemoteFile(
+    name="Winning Arguments heldout pairs",
+    filename="heldout_pair_data.jsonlist.bz2",
+    url="https://chenhaot.com/data/cmv/cmv.tar.bz2",
+    sha256="51f0e7ddc6de165fa80f465ffbc19e784024221905ef7fd2946e954b8c64bc6b",
+    licence="its authors state none beyond citation",
+    citation="Tan, Niculae, Danescu-Niculescu-Mizil and Lee, Winning Arguments: Interaction Dynamics and Persuasion "
+    "Strategies in Good-faith Online Discussions, WWW 2016",
+    option="-T threads=FILE (threads from `socialbench import cmv-pairs` / `cmv` / `reddit-json`)",
+    benchmark="perso",
+    member="heldout_pair_data.jsonlist.bz2",
+)
+"""The pair file (807 pairs over 542 posts), in its authors' cmv.tar.bz2 (no commit to pin: the member's sha256)."""
+EXCHANGES = RemoteFile(
+    name="r/ChangeMyView exchange files",
+    filename="cmv",
+    url="https://github.com/chridey/change-my-view-modes/archive/d1fe2b305539cecb975165eb90620634093ad9e9.tar.gz",
+    sha256="dc78a8c64eeaa9aefd47580565985211794a52b1b7bc063eaf78ec2be8c206d1",
+    licence="its repository, github.com/chridey/change-my-view-modes, states no licence",
+    citation="Hidey, Musi, Hwang, Muresan and McKeown, Analyzing the Semantic Types of Claims and Premises in an "
+    "Online Persuasive Forum, ArgMining 2017",
+    option="-T threads=FILE (threads from `socialbench import cmv-pairs` / `cmv` / `reddit-json`)",
+    benchmark="perso",
+    member="original",
+    files=("positive/*.xml", "negative/*.xml"),
+)
+"""The 201 delta-labelled exchange files (`original/positive`, `original/negative` at the pinned commit)."""
+THREADS_SHA256 = "6761a01837ac5403a6fe329ef678dc150bbb67a9735a3de902bfa8afd6fd47b3"
+"""Of the threads `build_threads` makes from those two (one JSON line per thread): a build that differs (another
+importer) is refused, so every PerSo number stays the one the pinned sources give."""
+
+
+def build_threads(pairs: Path, exchanges: Path) -> list[Thread]:
+    """The PerSo threads: every original post of the pair file, then every exchange file's post, as conversation
+    threads (nothing filtered: the construction rules run at load time, so their counts are always reported). Each
+    pair thread names its source file by name, not by where this machine keeps it."""
+    import warnings
+
+    from ...conversations.sources import read_cmv, read_cmv_pairs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cmv/negative/test.xml is recovered with a warning (docs/perso.md)
+        threads = [*read_cmv_pairs(pairs), *read_cmv(exchanges)]
+    for thread in threads:
+        if "file" in thread.meta:
+            thread.meta["file"] = Path(str(thread.meta["file"])).name
+    ids = [t.id for t in threads]
+    if len(set(ids)) != len(ids):
+        raise InputError(pairs, "thread ids in both sources")
+    return threads
+
+
 def default_threads() -> Path:
-    """The shipped PerSo threads: the Winning Arguments heldout pairs and the delta-labelled CMV exchanges."""
-    return data_dir() / "threads.jsonl.gz"
+    """The PerSo threads built from the fetched pair and exchange files (`socialbench fetch perso`), once: the first
+    use writes them into the data folder beside their sources; an error saying how to get the sources otherwise."""
+    import tempfile
+
+    from ...conversations.store import write_episodes
+    from ...shared.datasets import data_dir as fetched
+    from ...shared.runs import file_digest
+
+    built = fetched() / THREADS_SHA256[:16] / "threads.jsonl"
+    if built.is_file():
+        return built
+    pairs, exchanges = locate(PAIRS), locate(EXCHANGES)
+    built.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=built.parent) as scratch:
+        part = Path(scratch) / built.name
+        write_episodes(part, build_threads(pairs, exchanges))
+        if (digest := file_digest(part)) != THREADS_SHA256:
+            raise InputError(built, f"the threads built from the fetched sources have sha256 {digest[:12]}..., not "
+                             f"the pinned {THREADS_SHA256[:12]}...: refused (another importer version?)")  # fmt: skip
+        part.replace(built)
+    return built
 
 
 def shown_post(thread: Thread) -> str:
