@@ -206,7 +206,7 @@ def test_run_sibench_prints_its_table(tmp_path: Path) -> None:
     assert re.search(r"│ All\s*│\s*3\s*│\s*-\s*│\s*3\s*│\s*0\s*│\s*0\s*│", all_row), all_row  # 3 unparsed
 
 
-def test_report_sibench_from_logs(tmp_path: Path) -> None:
+def test_report_sibench_from_logs(tmp_path: Path, data: Path) -> None:
     assert (
         run(
             "run",

@@ -841,7 +841,9 @@ def test_a_flattened_post_is_cut_at_its_marker_not_at_its_paragraph(body: str, k
     assert shown.edited and shown.flattened == ("  " in body)
 
 
-def test_behavioral_answers_about_pairs_the_threads_do_not_have_are_refused(tmp_path: Path) -> None:
+def test_behavioral_answers_about_pairs_the_threads_do_not_have_are_refused(
+    tmp_path: Path, data: Path
+) -> None:  # data: needs the fetched sources
     """Issue 53: a pair id names its winner, so made-up instances ("x:a-b" answered "a") scored 100%."""
     made_up = [{"annotator": who, "study": "behavioral", "instance": f"x{i}:a{i}-b{i}", "answer": f"a{i}"}
                for who in ("A", "B") for i in range(3)]  # fmt: skip

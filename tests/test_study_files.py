@@ -42,7 +42,9 @@ def test_create_keeps_the_key_off_the_server_and_assigns_seeded_orders(tmp_path:
     assert [p.name for p in mine.iterdir()] == ["key.jsonl"] and (mine / "key.jsonl").read_text() == "my notes\n"
 
 
-def test_label_studio_export_is_read_back_and_scored(tmp_path: Path) -> None:
+def test_label_studio_export_is_read_back_and_scored(
+    tmp_path: Path, data: Path
+) -> None:  # data: needs the fetched sources
     from sklearn.metrics import cohen_kappa_score
 
     folder = tmp_path / "s"
@@ -108,7 +110,9 @@ def test_a_study_scores_against_what_it_showed_and_refuses_what_it_did_not(tmp_p
     assert len(refused.stderr.strip().splitlines()) == 1
 
 
-def test_a_save_copied_from_another_study_over_the_same_items_is_refused(tmp_path: Path) -> None:
+def test_a_save_copied_from_another_study_over_the_same_items_is_refused(
+    tmp_path: Path, data: Path
+) -> None:  # data: needs the fetched sources
     """Issue 37: two studies over the same items have the same item ids; a Potato save (or Label Studio export)
     copied from one into the other was scored against the other's key, whose option orders may differ. Every page a
     study serves carries the study's own token, so a copied save names pages this study never showed."""
@@ -190,7 +194,9 @@ def test_an_undefined_agreement_says_why() -> None:
     assert not math.isnan(krippendorff_alpha(differ)) and alpha_text(krippendorff_alpha(differ), differ) == "1.000"
 
 
-def test_a_study_made_with_one_item_a_page_still_scores(tmp_path: Path) -> None:
+def test_a_study_made_with_one_item_a_page_still_scores(
+    tmp_path: Path, data: Path
+) -> None:  # data: needs the fetched sources
     """A perso-cognitive study created before pages were grouped (one item a page, its answer named ``answer``)
     is scored as it was: its key rows name the item itself."""
     folder = tmp_path / "s"
