@@ -413,3 +413,39 @@ def test_a_file_no_format_reads_gets_its_own_error_alone(tmp_path: Path) -> None
     bad.write_text('{"hello": "world"}')
     done = socialbench("import", "hn-algolia", str(bad), "-o", str(tmp_path / "out.jsonl"))
     assert done.returncode == 2 and "it reads as" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("bench", "task", "args", "roles", "model", "bound"),
+    [
+        ("longsocial", None, {"workflow": "full"}, {}, "socialbench/gemma-3-270m", {}),
+        ("longsocial", None, {"workflow": "bm25-k20"}, {}, "socialbench/gemma-3-270m", {}),
+        ("longsocial", None, {"workflow": "open-answer"}, {}, "socialbench/gemma-3-270m",
+         {"grader": "socialbench/smollm2-135m-instruct"}),
+        ("longsocial", None, {"workflow": "open-answer"}, {"grader": "openai/gpt-4o"}, "socialbench/gemma-3-270m", {}),
+        ("sibench", None, {}, {}, "socialbench/smollm2-135m-instruct", {"grader": "socialbench/smollm2-135m-instruct"}),
+        ("perso", None, {"task": "behavioral"}, {}, "socialbench/smollm2-135m-instruct", {}),
+        ("perso", "perso_generate", {}, {}, "socialbench/smollm2-135m-instruct",
+         {"generator": "socialbench/smollm2-135m-instruct"}),
+    ],
+)  # fmt: skip
+def test_a_run_without_a_model_takes_the_embedded_model_each_tasks_work_needs(
+    bench: str,
+    task: str | None,
+    args: dict[str, str],
+    roles: dict[str, str],
+    model: str,
+    bound: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 65: multiple choice on the base model's log-probabilities, writing and every grader / generator role on
+    the instruct model; a role the task does not call stays unbound (it would change the run's identity), and a role
+    the user gave is the user's."""
+    from socialbench import cli
+    from socialbench.benchmarks import get_benchmark
+
+    benchmark = get_benchmark(bench)
+    (chosen,) = cli._embedded(benchmark, benchmark.task(task), [args], roles)
+    assert (chosen.model, dict(chosen.roles)) == (model, bound)
+    said = capsys.readouterr().err
+    assert f"no --model: the embedded {model}" in said and "pipeline check" in said

@@ -431,9 +431,6 @@ def prompt(log: str, sample_id: str, epoch: int, as_json: bool) -> None:
         click.echo(text, nl=len(messages) > 1)
 
 
-DEFAULT_MODEL = "socialbench/gemma-3-270m"
-
-
 def _model_args(pairs: tuple[str, ...]) -> dict[str, Any]:
     """``-M KEY=VALUE``: values as JSON when they parse (``32768``, ``true``), else as plain strings (paths)."""
     out: dict[str, Any] = {}
@@ -519,6 +516,7 @@ def list_cmd(data_only: bool) -> None:
         for n, fn in enumerate(bench.tasks):
             default = " (default task)" if n == 0 and len(bench.tasks) > 1 else ""
             out.print(_parameter_table(f"task {task_name(fn)}{default}: {summary_line(fn)}", "-T", parameters(fn)))
+            out.print(f"  without --model: {_embedded_text(bench, fn)}", highlight=False, soft_wrap=True)
         options = [p for p in parameters(bench.document) if p.name not in REPORT_FIXED]
         if options:
             out.print(_parameter_table(f"socialbench report {bench.name} -R KEY=VALUE", "-R", options))
@@ -545,8 +543,8 @@ def list_cmd(data_only: bool) -> None:
 @click.option("-T", "task_args", multiple=True, metavar="KEY=VALUE", help="Task argument (see `socialbench list`).")
 @click.option(
     "--model",
-    default=DEFAULT_MODEL,
-    help="Any inspect model: socialbench/gemma-3-270m, openai-api/vllm/NAME, openai/gpt-5, ...",
+    help="Any inspect model: openai-api/vllm/NAME, openai/gpt-5, socialbench/gemma-3-270m, ... (default: the embedded "
+    "model the task's work needs, offline; `socialbench list` names it).",
 )
 @click.option("--model-role", "model_roles", multiple=True, metavar="ROLE=MODEL", help="e.g. grader=openai/gpt-5.")
 @click.option("-M", "model_args", multiple=True, metavar="KEY=VALUE", help="Model argument, e.g. -M n_ctx=32768.")
@@ -637,7 +635,7 @@ def run(
     benchmark: str,
     task_name: str | None,
     task_args: tuple[str, ...],
-    model: str,
+    model: str | None,
     model_roles: tuple[str, ...],
     model_args: tuple[str, ...],
     limit: int | None,
@@ -678,7 +676,9 @@ def run(
 
     from . import _registry  # noqa: F401  (registers the tasks, the embedded model and seeds tiktoken)
 
-    models = [m.strip() for m in model.split(",") if m.strip()]
+    embedded = _embedded(bench, fn, grid, roles) if model is None else None
+    models = sorted({e.model for e in embedded}) if embedded else [m.strip() for m in (model or "").split(",")]
+    models = [m for m in models if m]
     if not models:  # no task would be built, and inspect would look for tasks in the current folder
         raise click.BadParameter(f"no model named in {model!r}", param_hint="--model")
     options: dict[str, Any] = {
@@ -697,13 +697,16 @@ def run(
     if reasoning_summary:
         options["reasoning_summary"] = reasoning_summary
     options |= _batch_options(batch, max_connections)
-    used = [*models, *(roles or {}).values()]
+    used = [*models, *(roles or {}).values(), *(m for e in embedded or () for m in e.roles.values())]
     priced = _run_prices(model_cost_config, used)
     if priced:
         options["model_cost_config"] = model_cost_config
     _note_unknown_models(used, priced)
     arguments = _model_args(model_args) | _cache_ttl_argument(cache_ttl, models)
-    tasks = _tasks_per_model(fn, grid, models, model_base_url, arguments, options)
+    if embedded:
+        tasks = _embedded_tasks(fn, grid, embedded, model_base_url, arguments, options)
+    else:
+        tasks = _tasks_per_model(fn, grid, models, model_base_url, arguments, options)
     from .shared.caching import sample_slots
 
     options["max_samples"] = max_samples or sample_slots([task.model for task in tasks], _eval_config(options))
@@ -1164,6 +1167,66 @@ def _eval_config(options: dict[str, Any]) -> Any:
 
     fields = set(GenerateConfig.model_fields)
     return GenerateConfig(**{k: v for k, v in options.items() if k in fields and v is not None})
+
+
+def _embedded(bench: Benchmark, fn: Any, grid: list[dict[str, Any]], roles: dict[str, str] | None) -> list[Any]:
+    """A run without ``--model``: each task of the grid on the embedded models its work needs (the benchmark's
+    `Embedded`; a role given with --model-role is the user's), said in one line before the run."""
+    from .models import EMBEDDED_BASE
+    from .shared.benchmark import Embedded, task_name
+
+    chosen = []
+    for args in grid:
+        found = bench.embedded(task_name(fn), args) if bench.embedded else Embedded(EMBEDDED_BASE)
+        own = {r: m for r, m in found.roles.items() if r not in (roles or {})}
+        chosen.append(Embedded(found.model, own, found.why))
+    for text in dict.fromkeys(
+        f"{e.model}{''.join(f', {r}={m}' for r, m in e.roles.items())} ({e.why})" if e.why else e.model for e in chosen
+    ):
+        err.print(f"no --model: the embedded {text}; offline, a pipeline check rather than a measurement",
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    return chosen
+
+
+def _embedded_text(bench: Benchmark, fn: Any) -> str:
+    """`socialbench list`: the embedded models a task runs on without --model, at its default arguments."""
+    from .models import EMBEDDED_BASE
+    from .shared.benchmark import Embedded, task_name
+
+    if not bench.embedded:
+        return EMBEDDED_BASE
+    found: Embedded = bench.embedded(task_name(fn), {})
+    return f"{found.model}{''.join(f', {r}={m}' for r, m in found.roles.items())} ({found.why})"
+
+
+def _embedded_tasks(
+    fn: Any,
+    grid: list[dict[str, Any]],
+    embedded: list[Any],
+    base_url: str | None,
+    model_args: dict[str, Any],
+    options: dict[str, Any],
+) -> list[Any]:
+    """`_tasks_per_model` for a run without ``--model``: each task on its own embedded model, with its roles bound
+    on the task (one loaded model per name: a role played by the model under test shares its instance)."""
+    from inspect_ai.model import get_model
+
+    config = _eval_config(options)
+    loaded: dict[str, Any] = {}
+
+    def model(name: str) -> Any:
+        if name not in loaded:
+            loaded[name] = get_model(name, base_url=base_url, config=config, **model_args)
+        return loaded[name]
+
+    tasks = []
+    for args, chosen in zip(grid, embedded, strict=True):
+        task = fn(**args)
+        task.model = model(chosen.model)
+        if chosen.roles:
+            task.model_roles = {**(task.model_roles or {}), **{r: model(m) for r, m in chosen.roles.items()}}
+        tasks.append(task)
+    return tasks
 
 
 def _tasks_per_model(

@@ -292,21 +292,31 @@ class EmbeddedLlama(ModelAPI):
         )
 
 
-def embedded_base_model() -> bool:
-    """Is the model under test the embedded base model prompted with plain text? Such a model cannot be asked to
-    follow an answer format: benchmarks read its answers from log-probabilities or ask for structured output."""
+def embedded_model() -> bool:
+    """Is the model under test an embedded model (base or instruct)? Its letters and ratings are read from
+    log-probabilities and its JSON written under a grammar, so every answer parses: a 135M-270M model asked for a
+    format in words rarely keeps it."""
     from inspect_ai.model import get_model
 
-    api = get_model().api
-    return isinstance(api, EmbeddedLlama) and not api.chat
+    return isinstance(get_model().api, EmbeddedLlama)
+
+
+JSON_CHAR = 'char ::= [^"\\\\] |'
+"""The string-character rule of llama-cpp-python's JSON-schema converter: any character but a quote or backslash,
+raw control characters included, which JSON forbids inside a string (SmolLM2 135M wrote a raw newline into 3 of 21
+answers: `Invalid control character`). llama.cpp's own converter has since excluded them; so do we."""
 
 
 @cache
 def _grammar(schema: str) -> Any:
-    """A llama.cpp grammar for a JSON schema (llama-cpp-python's converter), built once per schema."""
-    from llama_cpp.llama_grammar import LlamaGrammar
+    """A llama.cpp grammar for a JSON schema (llama-cpp-python's converter), built once per schema, whose strings
+    hold no raw control character (`JSON_CHAR`): every answer written under it is JSON."""
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
-    return LlamaGrammar.from_json_schema(schema, verbose=False)
+    rules = json_schema_to_gbnf(schema)
+    if JSON_CHAR in rules:
+        rules = rules.replace(JSON_CHAR, 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |')
+    return LlamaGrammar.from_string(rules, verbose=False)
 
 
 # Registered by call rather than as a decorator so that `EmbeddedLlama` stays the class (for isinstance checks).

@@ -76,6 +76,17 @@ class LazyMapping(Mapping[str, Any]):
 
 
 @dataclass(frozen=True)
+class Embedded:
+    """The embedded models a run without ``--model`` uses for one task: the model under test and the model of each
+    role the task calls with these arguments (a role it does not call stays unbound: a bound role is part of the
+    run's identity), each with why it was chosen (`socialbench list`, the run's first line)."""
+
+    model: str
+    roles: Mapping[str, str] = field(default_factory=dict)
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     title: str
@@ -103,6 +114,9 @@ class Benchmark:
     data: Sequence[Any] = ()
     """Every data file it ships or reads (`socialbench.shared.datasets.DataNote`): source, licence, citation, what
     we changed (`socialbench list --data`, docs/data.md)."""
+    embedded: Callable[[str, Mapping[str, Any]], Embedded] | None = None
+    """Which embedded models run a task when ``socialbench run`` is given no ``--model``: ``embedded(task name,
+    task arguments)``; None: the embedded base model, no roles bound."""
 
     def task(self, name: str | None = None) -> TaskFunction:
         if name is None:

@@ -1,10 +1,14 @@
 """LongSocialBench: 4-option items over complete discussion threads (Liu et al., 2026)."""
 
-from ...shared.benchmark import Benchmark, Lazy
+from collections.abc import Mapping
+from typing import Any
+
+from ...models import EMBEDDED_BASE, EMBEDDED_INSTRUCT
+from ...shared.benchmark import Benchmark, Embedded, Lazy
 from ...shared.datasets import DataNote
 from ...shared.studies import Study
 from .task import longsocial
-from .workflows import WORKFLOWS
+from .workflows import WORKFLOWS, get_workflow
 
 # reports, analyses, studies and the plan are imported when used (`shared.benchmark.Lazy`)
 score = Lazy(f"{__name__}.studies:score")
@@ -17,6 +21,17 @@ def catalogs() -> dict[str, list[tuple[str, str]]]:
             for w in WORKFLOWS.values()
         ]
     }
+
+
+def embedded(task: str, args: Mapping[str, Any]) -> Embedded:
+    """Without ``--model``: the base model answers the multiple choice from its log-probabilities (its 32K window
+    holds every sample episode); a setting that calls a grader (open-answer) gets the instruct model in that role."""
+    grader = "grader" in get_workflow(str(args.get("workflow", "full"))).needs
+    roles = {"grader": EMBEDDED_INSTRUCT} if grader else {}
+    why = "multiple choice from log-probabilities; " + (
+        "grader: the open answer against the gold option" if grader else f"a setting with a grader: {EMBEDDED_INSTRUCT}"
+    )
+    return Embedded(EMBEDDED_BASE, roles, why)
 
 
 STUDIES = {
@@ -56,6 +71,7 @@ BENCHMARK = Benchmark(
         "release": Lazy(f"{__name__}.release:release"),
     },
     plan=Lazy(f"{__name__}.plan:plan"),
+    embedded=embedded,
     data=[
         DataNote(
             "longsocial/sample_pack/episodes.jsonl",

@@ -208,15 +208,15 @@ def fit_context(
 
 
 def resolve_answer_mode(mode: AnswerMode, workflow: Workflow) -> Literal["generate", "logprobs"]:
-    """``auto``: log-probabilities for the embedded base model (plain-text prompting), generation otherwise
+    """``auto``: log-probabilities for an embedded model (so its letter always parses), generation otherwise
     and for every workflow that reasons before answering."""
     if mode != "auto":
         return mode
     if workflow.reasoning:
         return "generate"
-    from ...models.llama_cpp import embedded_base_model
+    from ...models.llama_cpp import embedded_model
 
-    return "logprobs" if embedded_base_model() else "generate"
+    return "logprobs" if embedded_model() else "generate"
 
 
 @solver
@@ -322,7 +322,7 @@ def longsocial(
         workflow: evaluation setting (`socialbench list` shows the registered ones); ``full`` = the complete
             serialized discussion in the prompt.
         answer_mode: ``generate`` (read the letter from the answer text), ``logprobs`` (highest next-token
-            probability among A-D; for base models) or ``auto`` (logprobs for the embedded base model).
+            probability among A-D; for base models) or ``auto`` (logprobs for an embedded model).
         seed: option-shuffling seed (per item, stable); -1 keeps the authored order.
         capabilities: comma-separated subset, e.g. ``C1,C4``.
         overlength: ``skip`` (default) or ``truncate`` items whose prompt exceeds the model's context.

@@ -2,10 +2,23 @@
 won the delta), the cognitive task (forecast the OP's belief / emotion / intent), LLM-in-the-loop item generation,
 non-LLM baselines and human agreement."""
 
-from ...shared.benchmark import Benchmark, Lazy, LazyMapping
+from collections.abc import Mapping
+from typing import Any
+
+from ...models import EMBEDDED_INSTRUCT
+from ...shared.benchmark import Benchmark, Embedded, Lazy, LazyMapping
 from ...shared.datasets import DataNote
 from .data import EXCHANGES, PAIRS, construct, load_pairs, load_threads
 from .task import perso, perso_generate
+
+
+def embedded(task: str, args: Mapping[str, Any]) -> Embedded:
+    """Without ``--model``: the instruct model answers (letters and ratings from its log-probabilities) and, for
+    item generation, writes the items in the generator role (JSON under a llama.cpp grammar)."""
+    if task == "perso_generate":
+        return Embedded(EMBEDDED_INSTRUCT, {"generator": EMBEDDED_INSTRUCT}, "generator: item JSON")
+    return Embedded(EMBEDDED_INSTRUCT, {}, "choices and ratings from log-probabilities")
+
 
 BENCHMARK = Benchmark(
     name="perso",
@@ -23,6 +36,7 @@ BENCHMARK = Benchmark(
         "export-items": Lazy(f"{__name__}.generation:export_items"),
         "lint": Lazy(f"{__name__}.lint:lint"),
     },
+    embedded=embedded,
     remote=[PAIRS, EXCHANGES],
     data=[
         PAIRS.note("the Winning Arguments heldout pairs: 807 pairs over 542 posts (behavioral task)"),

@@ -148,9 +148,9 @@ def rate_pair(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
         if mode == "auto":
-            from ...models.llama_cpp import embedded_base_model
+            from ...models.llama_cpp import embedded_model
 
-            mode = "logprobs" if embedded_base_model() else "generate"
+            mode = "logprobs" if embedded_model() else "generate"
         state.metadata["answer_mode"] = mode
         problems: list[str] = []
         ratings = None

@@ -87,9 +87,9 @@ def choose_option(answer_mode: str = "auto", max_tokens: int | None = None, reas
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = answer_mode
         if mode == "auto":
-            from ...models.llama_cpp import embedded_base_model
+            from ...models.llama_cpp import embedded_model
 
-            mode = "logprobs" if embedded_base_model() else "generate"
+            mode = "logprobs" if embedded_model() else "generate"
         state.metadata["answer_mode"] = mode
         model = get_model()
         text = state.user_prompt.text

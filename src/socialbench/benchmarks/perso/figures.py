@@ -4,6 +4,8 @@ accuracy, first-position rates (Fig. 2), option-choice distributions (§A.5)."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import Any
 
 from inspect_ai.log import EvalLog
@@ -306,15 +308,39 @@ def _pct_estimate(line: dict[str, Any] | None) -> Estimate:
     return from_line(line).scaled()
 
 
+def _generation_causes(log: EvalLog) -> tuple[Counter[str], Counter[str]]:
+    """A generation run's refused generator answers and its items' lint flags, each counted by cause (the check's
+    message, without the validator's prefix and the JSON error's position)."""
+    refused: Counter[str] = Counter()
+    flags: Counter[str] = Counter()
+    for sample in log.samples or []:
+        meta = (sample.scores or {}).get("generation_check")
+        meta_dict = (meta.metadata if meta else None) or {}
+        for problems in (meta_dict.get("problems") or {}).values():
+            for problem in problems:
+                cause = re.sub(r"^[\w.]+: (Value error, )?", "", str(problem))
+                refused[re.sub(r" at: line \d+ column \d+ \(char \d+\)$", "", cause)] += 1
+        for item in meta_dict.get("items") or []:
+            flags.update(str(flag).split(":")[0] for flag in item.get("lint") or [])
+    return refused, flags
+
+
+def _by_cause(counts: Counter[str]) -> str:
+    return (" (" + ", ".join(f"{cause} {n}" for cause, n in counts.most_common()) + ")") if counts else ""
+
+
 def summarize(log: EvalLog, console: Console) -> None:
     """The tables of `report` for one run; for a generation run, what was written."""
     if (log.eval.metadata or {}).get("task") == "generate":
         metrics = {k: v.value for s in (log.results.scores if log.results else []) for k, v in s.metrics.items()}
+        refused, flags = _generation_causes(log)
         console.print(
             f"PerSo generation: {metrics.get('items_written', 0):.0f} items written, "
-            f"{metrics.get('items_flagged', 0):.0f} with lint flags, {metrics.get('malformed_answers', 0):.0f} "
-            f"malformed generator answers. Export: socialbench analyze perso export-items -A log={log.location} "
-            "-A out=ITEMS.jsonl"
+            f"{metrics.get('items_flagged', 0):.0f} with lint flags{_by_cause(flags)}; "
+            f"{metrics.get('malformed_answers', 0):.0f} generator answers refused, each asked again up to the retry "
+            f"limit{_by_cause(refused)}. Export: socialbench analyze perso export-items -A "
+            f"log={log.location} -A out=ITEMS.jsonl",
+            highlight=False,
         )
     elif log.location:
         doc = document([log.location])

@@ -16,7 +16,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic.config import JsonDict
 from rich.console import Console
 
@@ -34,9 +34,10 @@ ITEMS_KEY = "perso:items"
 WRITER = "You write evaluation items from real conversations. Answer with JSON only."
 
 
-_SENTENCE: JsonDict = {
-    "maxLength": 300
-}  # in the schema only: bounds a grammar-constrained model, not an API model's answer
+_SENTENCE: JsonDict = {"minLength": 12, "maxLength": 200}
+"""In the schema only: bounds a grammar-constrained model, not an API model's answer. The floor keeps a small model
+from copying the prompt's ``"..."`` (SmolLM2 135M wrote ``["...", "...", "..."]`` for 18 of 18 distractor sets); the
+ceiling is a long sentence (without one, SmolLM2 repeated one sentence until the token budget)."""
 
 
 class GoldStates(BaseModel):
@@ -53,19 +54,37 @@ class GoldStates(BaseModel):
 
 
 class Distractors(BaseModel):
-    distractors: list[str] = Field(
-        json_schema_extra={"minItems": 3, "maxItems": 3, "items": {"type": "string", **_SENTENCE}}
-    )
+    """Three distractors as three fields, not a list: inspect's JSON schema has no ``minItems`` / ``maxItems``, so a
+    grammar-constrained model given a list kept adding items until its token budget (SmolLM2 135M: 12+ items, cut
+    off). An answer as ``{"distractors": [a, b, c]}`` (prompts before perso-generation-v2) is read too."""
 
-    @field_validator("distractors")
+    distractor_1: str = Field(json_schema_extra=_SENTENCE)
+    distractor_2: str = Field(json_schema_extra=_SENTENCE)
+    distractor_3: str = Field(json_schema_extra=_SENTENCE)
+
+    @model_validator(mode="before")
     @classmethod
-    def _three_distinct(cls, value: list[str]) -> list[str]:
-        cleaned = [v.strip() for v in value]
-        if len(cleaned) != 3 or not all(cleaned):
+    def _from_list(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "distractors" in data and "distractor_1" not in data:
+            given = data["distractors"]
+            if not isinstance(given, list) or len(given) != 3:
+                raise ValueError("give exactly three distractors")
+            return {f"distractor_{n}": value for n, value in enumerate(given, 1)}
+        return data
+
+    @model_validator(mode="after")
+    def _three_distinct(self) -> Distractors:
+        cleaned = [v.strip() for v in self.distractors]
+        if not all(cleaned):
             raise ValueError("give exactly three non-empty distractors")
         if len({_norm(v) for v in cleaned}) < 3:
             raise ValueError("the three distractors must differ")
-        return cleaned
+        self.distractor_1, self.distractor_2, self.distractor_3 = cleaned
+        return self
+
+    @property
+    def distractors(self) -> list[str]:
+        return [self.distractor_1, self.distractor_2, self.distractor_3]
 
 
 def branch_samples(pairs: list[Pair]) -> list[Sample]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 BEHAVIORAL_VERSION = "perso-behavioral-v1"
 COGNITIVE_VERSION = "perso-cognitive-v1"
-GENERATION_VERSION = "perso-generation-v1"
+GENERATION_VERSION = "perso-generation-v2"
 
 QUESTIONS = {
     "belief": "After reading this response, what will the OP believe about the view they posted?",
@@ -85,6 +85,6 @@ def distractor_prompt(post: str, reply: str, op_reply: str, dimension: str, gold
             "OP's reply, yet definitely wrong given the reply. Match the correct answer's level of abstraction, "
             "length and style; do not merely negate it; do not make options that can be ruled out without reading "
             "the dialogue (off-topic, extreme or self-contradictory).",
-            'Answer with one JSON object: {"distractors": ["...", "...", "..."]}',
+            'Answer with one JSON object: {"distractor_1": "...", "distractor_2": "...", "distractor_3": "..."}',
         ]
     )

@@ -64,7 +64,7 @@ def perso(
         orders: behavioral: ``both`` presentation orders per pair, or one ``seeded`` order.
         seed: sampling, pair choice and option-order seed.
         answer_mode: ``generate`` (parse the text), ``logprobs`` (next-token probabilities; base models) or
-            ``auto`` (logprobs for the embedded base model).
+            ``auto`` (logprobs for an embedded model, base or instruct).
         retries: behavioral: re-asks when the ratings break the rules before the answer counts as invalid.
         unchecked: behavioral: ``admit`` threads on which a construction rule could not be checked (the
             default: the shipped threads cannot show every rule), recording the unchecked rules per pair in the log

@@ -33,7 +33,7 @@ FIELD_NAMES |= {
 _QUOTES = str.maketrans({"“": '"', "”": '"', "＂": '"', "「": '"', "」": '"', "：": ":", "，": ","})
 _OPEN, _CLOSE = '"“＂「', '"”＂」'
 _FIELD = re.compile(
-    r'"?(?P<name>' + "|".join(sorted(map(re.escape, FIELD_NAMES), key=len, reverse=True)) + r')"?\s*:\s*',
+    r'[*"]*(?P<name>' + "|".join(sorted(map(re.escape, FIELD_NAMES), key=len, reverse=True)) + r')[*"]*\s*:[*\s]*',
     re.IGNORECASE,
 )
 
@@ -114,9 +114,26 @@ def _normal(text: str) -> str:
 
 
 def placeholder(value: str) -> bool:
-    """Does a field value only echo the template (``xxx``, ``...``, the field's own name)?"""
+    """Does a field value only echo the template: ``xxx``, ``...``, or a field's name, bare or as the named
+    placeholder structured output shows (``<your reply>``, ``<你的回复>``, ``沟通策略分析``), once or repeated (SmolLM2
+    135M writes ``回复回复回复…``), closing punctuation aside?"""
     normal = _normal(value)
-    return normal in PLACEHOLDERS or bool(re.fullmatch(r"x{2,}", normal))
+    if normal in PLACEHOLDERS or re.fullmatch(r"x{2,}", normal):
+        return True
+    text = " ".join(value.split()).strip("“”\"'「」<>!！.。?？ ").lower()
+    core = re.sub(r"(analysis|分析)$", "", re.sub(r"^(your|你的)", "", text.replace(" ", "")))
+    return bool(core) and bool(_FIELD_WORDS.fullmatch(core))
+
+
+_FIELD_WORDS = re.compile(
+    "(?:"
+    + "|".join(
+        re.escape(w.replace(" ", ""))
+        for w in sorted({"reply", "response", "回复", "回应", *FIELD_NAMES}, key=len, reverse=True)
+    )
+    + ")+"
+)
+"""A field's name, written once or several times over (spaces removed)."""
 
 
 def unreadable_reply(reply: str | None, chat: str) -> str | None:

@@ -8,6 +8,7 @@ field and nothing else; with no ablation the English text is the one of Table 7.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -218,6 +219,21 @@ def direct_prompt(lang: Lang = "en") -> str:
             "{\n\n“回复”: “xxx”\n\n}",
         ]
     )
+
+
+def named_fields(prompt: str, lang: Lang = "en") -> str:
+    """The prompt with each template field's ``xxx`` replaced by what the field holds (``<your reply>``,
+    ``<your motivation analysis>``; ``<你的回复>``): for structured output, where the grammar already holds the format
+    and a small model copies ``xxx`` into every field (SmolLM2 135M: 3 of 3 replies ``xxx``; named: 0 of 3)."""
+
+    def named(match: re.Match[str]) -> str:
+        field = match.group(1)
+        reply = field == RESPONSE_FIELD[lang]
+        if lang == "en":
+            return f"“{field}”: “<your {'reply' if reply else field.lower() + ' analysis'}>”"
+        return f"“{field}”: “<你的{field}{'' if reply else '分析'}>”"
+
+    return re.sub(r"“([^”]+)”: “xxx”", named, prompt)
 
 
 def dialogue_message(dialogue: Dialogue, lang: Lang = "en") -> str:

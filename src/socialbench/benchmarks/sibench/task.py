@@ -46,6 +46,7 @@ from .prompts import (
     cot_prompt,
     dialogue_message,
     direct_prompt,
+    named_fields,
 )
 
 Mode = Literal["paper", "cot", "direct", "pairwise"]
@@ -96,13 +97,13 @@ def answer_schema(lang: Lang, expected: list[str]) -> ResponseSchema:
 
 
 def _structured(mode: Structured) -> bool:
-    """``auto``: structured output for the embedded base model only (it cannot follow the template unaided, as it
-    cannot write a letter; API models answer as the paper's models did, from the prompt alone)."""
+    """``auto``: structured output for an embedded model only (a 135M-270M model does not keep the template unaided;
+    API models answer as the paper's models did, from the prompt alone)."""
     if mode != "auto":
         return mode == "on"
-    from ...models.llama_cpp import embedded_base_model
+    from ...models.llama_cpp import embedded_model
 
-    return embedded_base_model()
+    return embedded_model()
 
 
 REPLY_TOKENS = 1024
@@ -120,9 +121,11 @@ async def _reply(
     reasoning: bool = False,
 ) -> tuple[dict[str, str], list[str], str]:
     dialogue = Dialogue.model_validate(state.metadata["dialogue"])
-    state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=dialogue_message(dialogue, lang))]
     schema = answer_schema(lang, expected) if _structured(structured) else None
     state.metadata["structured_output"] = schema is not None
+    if schema is not None:  # the grammar holds the format; the template names what each field holds
+        system = named_fields(system, lang)
+    state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=dialogue_message(dialogue, lang))]
     budget = call_budget(get_model(), REPLY_TOKENS, max_tokens, reasoning)
     # nothing of this prompt can be read from a cache: the instructions every dialogue shares are under the 1,024
     # tokens OpenAI and Anthropic cache at least (CoT 940 in zh, 563 in en; direct ~120: cl100k) and the dialogue is
@@ -282,7 +285,9 @@ def sibench(
         reasoning_roles: ``grader`` declares the grader role's own model a reasoning model inspect does not know:
             the judge's calls get room for reasoning (`socialbench run --reasoning-role grader`).
         structured: ask for the answer template as structured output (a JSON schema; a llama.cpp grammar on the
-            embedded model): ``auto`` = only for the embedded base model, ``on``, ``off``.
+            embedded model): ``auto`` = only for an embedded model, ``on``, ``off``. Under structured output the
+            template names each field's content (``<your reply>``) instead of the paper's ``xxx``, which a small
+            model copies (the grammar already holds the format).
         human_replies: JSONL/CSV of human-written replies (``dialogue, reply[, analysis]``): these are judged
             instead of generating, over the dialogues they cover (with ``analysis``, use mode=cot).
         dialogues: a copy of the released SI-Bench.json to read (default: the one `socialbench fetch sibench` put
