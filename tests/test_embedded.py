@@ -213,3 +213,50 @@ def test_an_over_length_prompt_on_the_instruct_model_is_a_model_length_stop_not_
     instruct = get_model("socialbench/smollm2-135m-instruct", n_ctx=256, memoize=False)
     out = ask(instruct, "word " * 400, max_tokens=8)
     assert out.stop_reason == "model_length" and out.completion == ""  # type: ignore[attr-defined]
+
+
+def test_sibench_without_a_model_writes_on_the_instruct_model_and_judges_every_reply_it_can_read(
+    tmp_path: Path,
+) -> None:
+    """Issue 65: no --model, the SI-Bench quick path runs on SmolLM2 (replies as JSON under a grammar) with SmolLM2
+    as the grader; every reply is either read and judged 0/5/10 or counted by its cause, never silently scored."""
+    import math
+
+    from inspect_ai.log import read_eval_log
+
+    from conftest import socialbench
+
+    done = socialbench("run", "sibench", "-T", "lang=en", "-T", "mode=direct", "--limit", "2",
+                       "--log-dir", tmp_path, "--display", "none")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    instruct = "socialbench/smollm2-135m-instruct"
+    assert f"no --model: the embedded {instruct}, grader={instruct}" in done.stderr
+    (path,) = tmp_path.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.model == instruct and log.eval.model_roles["grader"].model == instruct  # type: ignore[index]
+    for sample in log.samples or []:
+        meta = sample.metadata
+        assert meta["structured_output"] is True
+        assert "<your reply>" in sample.messages[0].text and "xxx" not in sample.messages[0].text
+        (score,) = (sample.scores or {}).values()
+        value = score.value["reply"]  # type: ignore[index]
+        if meta["reply"] is None:  # not a reply: its cause is named, and it is not judged
+            assert meta["output_problem"] and math.isnan(value), meta
+        else:
+            assert value in (0, 5, 10) or score.metadata["judge_problems"], score  # type: ignore[index]
+
+
+def test_perso_generation_without_a_model_writes_on_the_instruct_model_and_counts_what_it_refused(
+    tmp_path: Path,
+) -> None:
+    """No --model: SmolLM2 writes the items in the generator role, under a grammar: every answer is JSON, so what is
+    refused is refused by an item check and counted by cause in the run's summary."""
+    from conftest import socialbench
+
+    done = socialbench("run", "perso", "--task", "perso_generate", "--limit", "1", "--log-dir", tmp_path,
+                       "--display", "none")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "generator=socialbench/smollm2-135m-instruct" in done.stderr
+    summary = " ".join(done.stdout.split())
+    assert "PerSo generation:" in summary and "items written" in summary
+    assert "Invalid control character" not in summary and "no JSON object" not in summary, summary
