@@ -759,3 +759,16 @@ def test_limit_draws_at_random_within_situations_and_the_blind_order_is_balanced
         assert abs(shown[(name, True)] - shown[(name, False)]) <= 1
     assert sum(s.metadata["cot_first"] for s in samples) == 156  # type: ignore[index]
     assert reply_orders(load_dialogues()[:40], 0) != reply_orders(load_dialogues()[:40], 1)
+
+
+def test_the_report_names_which_model_played_each_role(tmp_path: Any) -> None:
+    """Issue 65: the run record says which model was under test and which graded (in the HTML's runs table too)."""
+    from socialbench.shared.reporting import Document, provenance, write_html
+
+    log = run({"mode": "direct"}, model_answers(['{"Response": "好"}']),
+              judge_answers([json.dumps({"reply": {"score": 5}})] * 2)[0], 2, tmp_path)  # fmt: skip
+    prov = provenance([str(log.location)])
+    (record,) = prov["runs"]
+    assert record["roles"] == {"under test": "mockllm/model", "grader": "mockllm/model"}  # both scripted: one name
+    page = write_html(Document("sibench", "SI-Bench", prov), tmp_path / "r.html").read_text()
+    assert "<td>under test: mockllm/model<br>grader: mockllm/model</td>" in page

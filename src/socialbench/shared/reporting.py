@@ -199,6 +199,8 @@ def provenance(logs: Sequence[str]) -> dict[str, Any]:
                 "log": info.path,
                 "task": header.eval.task,
                 "model": header.eval.model,
+                "roles": {"under test": header.eval.model}
+                | {role: config.model for role, config in (header.eval.model_roles or {}).items()},
                 "label": info.label,
                 "columns": info.columns(),
                 "identity": info.identity_columns(),
@@ -356,6 +358,7 @@ def render_html(doc: Document) -> str:
     runs = "".join(
         "<tr>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r.get("label", r["model"])))
+        + "<td>" + "<br>".join(html.escape(f"{role}: {m}") for role, m in (r.get("roles") or {}).items()) + "</td>"
         + f"<td class=path>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"]))
         + f"<td class=path>{html.escape(str(r['log']))}</td>"
@@ -367,7 +370,7 @@ def render_html(doc: Document) -> str:
         f"<tr><th>socialbench</th><td>{html.escape(prov['socialbench'])}</td></tr>"
         f"<tr><th>generated</th><td>{html.escape(prov['generated'])}</td></tr>"
         f"<tr><th>models</th><td>{html.escape(', '.join(prov['models']))}</td></tr></tbody></table>"
-        '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>settings</th>'
+        '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>models (role)</th><th>settings</th>'
         f"<th>samples</th><th>run date</th><th>status</th><th>log</th></tr></thead><tbody>{runs}</tbody></table>"
     )
     if failed := [(r, line) for r in prov["runs"] for line in r.get("failed_calls") or []]:
