@@ -358,7 +358,9 @@ def render_html(doc: Document) -> str:
     runs = "".join(
         "<tr>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["task"], r.get("label", r["model"])))
-        + "<td>" + "<br>".join(html.escape(f"{role}: {m}") for role, m in (r.get("roles") or {}).items()) + "</td>"
+        + "<td>"
+        + "<br>".join(html.escape(f"{role}: {m}") for role, m in (r.get("roles") or {}).items())
+        + "</td>"
         + f"<td class=path>{'<br>'.join(html.escape(line) for line in settings_text(r['task_args']))}</td>"
         + "".join(f"<td>{html.escape(str(v))}</td>" for v in (r["samples"], r["created"], r["status"]))
         + f"<td class=path>{html.escape(str(r['log']))}</td>"
@@ -370,8 +372,9 @@ def render_html(doc: Document) -> str:
         f"<tr><th>socialbench</th><td>{html.escape(prov['socialbench'])}</td></tr>"
         f"<tr><th>generated</th><td>{html.escape(prov['generated'])}</td></tr>"
         f"<tr><th>models</th><td>{html.escape(', '.join(prov['models']))}</td></tr></tbody></table>"
-        '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>models (role)</th><th>settings</th>'
-        f"<th>samples</th><th>run date</th><th>status</th><th>log</th></tr></thead><tbody>{runs}</tbody></table>"
+        '<table class="provenance"><thead><tr><th>task</th><th>run (model · what differs)</th><th>models (role)</th>'
+        "<th>settings</th><th>samples</th><th>run date</th><th>status</th><th>log</th></tr></thead>"
+        f"<tbody>{runs}</tbody></table>"
     )
     if failed := [(r, line) for r in prov["runs"] for line in r.get("failed_calls") or []]:
         rows = "".join(f"<tr><td>{html.escape(r['label'])}</td><td>{html.escape(line)}</td></tr>" for r, line in failed)
