@@ -772,3 +772,19 @@ def test_the_report_names_which_model_played_each_role(tmp_path: Any) -> None:
     assert record["roles"] == {"under test": "mockllm/model", "grader": "mockllm/model"}  # both scripted: one name
     page = write_html(Document("sibench", "SI-Bench", prov), tmp_path / "r.html").read_text()
     assert "<td>under test: mockllm/model<br>grader: mockllm/model</td>" in page
+
+
+def test_a_readable_reply_whose_partner_is_not_a_reply_is_counted_not_judged_alone(tmp_path: Any) -> None:
+    """The paper's protocol scores the two replies side by side: when the direct answer only echoes the template,
+    the CoT reply is not scored alone (that would pool two judging conditions in one mean); the summary counts it."""
+    process = json.dumps({k: {"score": 5, "rationale": "r"} for k in COMPONENT_KEYS})
+    grader, prompts = judge_answers([process] * 2)
+    log = run({"mode": "paper"}, model_answers([COT_ANSWER, '{"Response": "xxx"}']), grader, 2, tmp_path)
+    assert len(prompts) == 2  # the process of each dialogue, no reply prompt
+    for sample in log.samples or []:
+        value = sample.scores["paper_judge"].value  # type: ignore[index]
+        assert value["unparsed_cot"] == 0.0 and value["unparsed_direct"] == 1.0 and value["motivation"] == 5.0
+        assert value["cot_reply"] != value["cot_reply"]  # NaN: not judged
+    out = io.StringIO()
+    summarize(log, Console(file=out, width=250))
+    assert "a readable reply whose partner is not (the two are judged side by side) 2," in out.getvalue()

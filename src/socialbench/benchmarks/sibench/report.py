@@ -109,9 +109,15 @@ def summarize(log: EvalLog, console: Console) -> None:
         console.print(f"Replies that could not be read, by cause: {problems}.")
     if mode == "paper":
         totals = {f: int(sum(float(r.get(f, 0)) for r in groups["All"])) for f in _PAPER_FLAGS}
+        # the protocol scores the two replies side by side: a reply whose partner is not a reply is not judged alone
+        # (a score given alone would pool two judging conditions in one mean), and is counted here
+        totals["alone"] = sum(
+            1 for r in groups["All"] if float(r.get("unparsed_cot", 0)) + float(r.get("unparsed_direct", 0)) == 1
+        )
         console.print(
-            "Not judged: CoT answer unreadable {unparsed_cot}, direct reply unreadable {unparsed_direct}, process "
-            "verdict invalid {unjudged_process}, reply verdict invalid {unjudged_replies}; over 15 characters: CoT "
+            "Not judged: CoT answer unreadable {unparsed_cot}, direct reply unreadable {unparsed_direct}, a readable "
+            "reply whose partner is not (the two are judged side by side) {alone}, process verdict invalid "
+            "{unjudged_process}, reply verdict invalid {unjudged_replies}; over 15 characters: CoT "
             "{length_violation_cot}, direct {length_violation_direct}; identical CoT and direct replies (a tie, "
             "no preference asked) {identical_replies}.".format(**totals)
         )
