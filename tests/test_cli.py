@@ -124,6 +124,11 @@ def test_list_shows_benchmarks_tasks_parameters_and_workflows() -> None:
     assert "option-shuffling seed" in text
     assert re.search(r"│ full\s*│ Full context", text)  # the registered workflows
     assert re.search(r"similarity\s*│\s*bool\s*│\s*True", text)  # a report option (-R)
+    flat = " ".join(text.split())  # the embedded model each task runs on without --model (issue 65)
+    assert "without --model: socialbench/gemma-3-270m (multiple choice from log-probabilities;" in flat
+    instruct = "socialbench/smollm2-135m-instruct"
+    assert f"without --model: {instruct}, grader={instruct} (writes replies; grader: rubric JSON)" in flat
+    assert f"without --model: {instruct}, generator={instruct} (generator: item JSON)" in flat
 
 
 @pytest.mark.parametrize(
