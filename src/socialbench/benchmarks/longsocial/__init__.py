@@ -28,8 +28,11 @@ def embedded(task: str, args: Mapping[str, Any]) -> Embedded:
     holds every sample episode); a setting that calls a grader (open-answer) gets the instruct model in that role."""
     grader = "grader" in get_workflow(str(args.get("workflow", "full"))).needs
     roles = {"grader": EMBEDDED_INSTRUCT} if grader else {}
-    why = "multiple choice from log-probabilities; " + (
-        "grader: the open answer against the gold option" if grader else f"a setting with a grader: {EMBEDDED_INSTRUCT}"
+    why = (
+        "the base model writes the open answer (its 32K window holds every sample episode); grader: that answer "
+        "against the gold option"
+        if grader
+        else f"multiple choice from log-probabilities; a setting with a grader: {EMBEDDED_INSTRUCT}"
     )
     return Embedded(EMBEDDED_BASE, roles, why)
 
