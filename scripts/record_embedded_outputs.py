@@ -1,7 +1,8 @@
 """Record what the embedded instruct model really writes, as test fixtures (issue 65).
 
 Reads the logs of quick runs on SmolLM2 135M Instruct (``socialbench run sibench -T lang=en --limit 4``, the Chinese
-default, ``socialbench run perso --task perso_generate --limit 2``, all without ``--model``) and writes every model
+default, ``socialbench run perso --task perso_generate --limit 2``, ``socialbench run longsocial -T
+workflow=open-answer --limit 2``, all without ``--model``) and writes every model
 call's raw output with what it was asked under (the JSON schema's name, or none) and, for SI-Bench, the chat it
 answered, to ``tests/fixtures/smollm2_outputs.jsonl``. The readers, judge parsers and echo / copy detectors are tested
 against these texts (tests/test_embedded_outputs.py), which no scripted model wrote.

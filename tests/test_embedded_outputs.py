@@ -1,7 +1,8 @@
 """The readers on text a real instruct model wrote (issue 65): SmolLM2 135M Instruct's raw outputs from the quick
 paths (`scripts/record_embedded_outputs.py` over `socialbench run sibench -T lang=en --limit 4`, the Chinese default
-`--limit 8` and `socialbench run perso --task perso_generate --limit 2`, all without --model), and what a bigger
-model writes around an answer (reasoning first, markdown, a refusal). No scripted model wrote any of these."""
+`--limit 8`, `socialbench run perso --task perso_generate --limit 2` and `socialbench run longsocial -T
+workflow=open-answer --limit 2`, all without --model), and what a bigger model writes around an answer (reasoning
+first, markdown, a refusal). No scripted model wrote any of these."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from socialbench.benchmarks.longsocial.scorer import OpenVerdict
 from socialbench.benchmarks.perso.generation import Distractors, GoldStates
 from socialbench.benchmarks.sibench.judge import PROCESS_KEYS, BlindScores, TiePreference, _schema
 from socialbench.benchmarks.sibench.parsing import parse_answer, placeholder, unreadable_reply
@@ -20,7 +22,7 @@ from socialbench.shared.judging import first_json_object
 
 FIXTURE = Path(__file__).parent / "fixtures" / "smollm2_outputs.jsonl"
 ROWS: list[dict[str, Any]] = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
-VERDICTS = {"BlindScores": BlindScores, "TiePreference": TiePreference}
+VERDICTS = {"BlindScores": BlindScores, "TiePreference": TiePreference, "OpenVerdict": OpenVerdict}
 
 
 def _rows(schema: str) -> list[dict[str, Any]]:
@@ -28,8 +30,10 @@ def _rows(schema: str) -> list[dict[str, Any]]:
 
 
 def test_the_recordings_hold_every_kind_of_call_from_the_real_model() -> None:
-    assert {r["model"] for r in ROWS} == {"socialbench/smollm2-135m-instruct"}
-    counts = {s: len(_rows(s)) for s in ("answer", "RubricVerdict", "BlindScores", "GoldStates", "Distractors")}
+    # SmolLM2 wrote every structured answer; Gemma (the open-answer setting's model under test) only free text
+    assert {r["model"] for r in ROWS if r["schema"]} == {"socialbench/smollm2-135m-instruct"}
+    kinds = ("answer", "RubricVerdict", "BlindScores", "GoldStates", "Distractors", "OpenVerdict")
+    counts = {s: len(_rows(s)) for s in kinds}
     assert all(n >= 2 for n in counts.values()), counts
     assert {r["args"].get("lang") for r in _rows("answer")} == {"en", "zh"}
 
@@ -42,7 +46,7 @@ def test_every_reply_answer_under_the_grammar_reads_with_all_its_fields(row: dic
     assert parsed.ok and parsed.problems == [], parsed
 
 
-@pytest.mark.parametrize("schema", ["RubricVerdict", "BlindScores", "TiePreference"])
+@pytest.mark.parametrize("schema", ["RubricVerdict", "BlindScores", "TiePreference", "OpenVerdict"])
 def test_every_judge_verdict_the_grader_wrote_validates(schema: str) -> None:
     """The process verdict scores the analysis fields that were read (an echoed field is not asked)."""
     for row in _rows(schema):
