@@ -1180,9 +1180,7 @@ def _embedded(bench: Benchmark, fn: Any, grid: list[dict[str, Any]], roles: dict
         found = bench.embedded(task_name(fn), args) if bench.embedded else Embedded(EMBEDDED_BASE)
         own = {r: m for r, m in found.roles.items() if r not in (roles or {})}
         chosen.append(Embedded(found.model, own, found.why))
-    for text in dict.fromkeys(
-        f"{e.model}{''.join(f', {r}={m}' for r, m in e.roles.items())} ({e.why})" if e.why else e.model for e in chosen
-    ):
+    for text in dict.fromkeys(e.describe() for e in chosen):
         err.print(f"no --model: the embedded {text}; offline, a pipeline check rather than a measurement",
                   highlight=False, soft_wrap=True)  # fmt: skip
     return chosen
@@ -1193,10 +1191,8 @@ def _embedded_text(bench: Benchmark, fn: Any) -> str:
     from .models import EMBEDDED_BASE
     from .shared.benchmark import Embedded, task_name
 
-    if not bench.embedded:
-        return EMBEDDED_BASE
-    found: Embedded = bench.embedded(task_name(fn), {})
-    return f"{found.model}{''.join(f', {r}={m}' for r, m in found.roles.items())} ({found.why})"
+    found: Embedded = bench.embedded(task_name(fn), {}) if bench.embedded else Embedded(EMBEDDED_BASE)
+    return found.describe()
 
 
 def _embedded_tasks(
@@ -1208,15 +1204,19 @@ def _embedded_tasks(
     options: dict[str, Any],
 ) -> list[Any]:
     """`_tasks_per_model` for a run without ``--model``: each task on its own embedded model, with its roles bound
-    on the task (one loaded model per name: a role played by the model under test shares its instance)."""
+    on the task (one loaded model per name: a role played by the model under test shares its instance). ``-M``
+    arguments are the model under test's; a role's own model loads with its defaults (``-M n_ctx=32768`` for Gemma
+    would not fit SmolLM2's 8K window)."""
     from inspect_ai.model import get_model
 
     config = _eval_config(options)
     loaded: dict[str, Any] = {}
+    under_test = {e.model for e in embedded}
 
     def model(name: str) -> Any:
         if name not in loaded:
-            loaded[name] = get_model(name, base_url=base_url, config=config, **model_args)
+            own = model_args if name in under_test else {}
+            loaded[name] = get_model(name, base_url=base_url, config=config, **own)
         return loaded[name]
 
     tasks = []

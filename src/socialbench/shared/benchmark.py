@@ -85,6 +85,11 @@ class Embedded:
     roles: Mapping[str, str] = field(default_factory=dict)
     why: str = ""
 
+    def describe(self) -> str:
+        """``MODEL, ROLE=MODEL ... (why)``: the line a run and `socialbench list` print."""
+        roles = "".join(f", {r}={m}" for r, m in self.roles.items())
+        return f"{self.model}{roles} ({self.why})" if self.why else f"{self.model}{roles}"
+
 
 @dataclass(frozen=True)
 class Benchmark:
