@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -454,3 +455,43 @@ def test_a_run_without_a_model_takes_the_embedded_model_each_tasks_work_needs(
     assert (chosen.model, dict(chosen.roles)) == (model, bound)
     said = capsys.readouterr().err
     assert f"no --model: the embedded {model}" in said and "pipeline check" in said
+
+
+def test_tasks_are_built_with_their_models_roles_and_the_model_arguments_only_of_the_models_under_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One model object per name (a role played by the model under test shares it); -M reaches the models under
+    test, never a role's own embedded model (Gemma's -M n_ctx=32768 would not fit SmolLM2's 8K window)."""
+    import types
+
+    import inspect_ai.model
+
+    from socialbench import cli
+
+    loaded: list[tuple[str, dict[str, Any]]] = []
+
+    def fake_get_model(name: str, base_url: str | None = None, config: Any = None, **args: Any) -> str:
+        loaded.append((name, args))
+        return f"<{name}>"
+
+    monkeypatch.setattr(inspect_ai.model, "get_model", fake_get_model)
+
+    def fn(**args: Any) -> Any:
+        return types.SimpleNamespace(args=args, model=None, model_roles=None)
+
+    base, instruct = "socialbench/gemma-3-270m", "socialbench/smollm2-135m-instruct"
+    plan = [({"workflow": "full"}, base, {}), ({"workflow": "open-answer"}, base, {"grader": instruct})]
+    tasks = cli._build_tasks(fn, plan, None, {"n_ctx": 32768}, {})
+    assert loaded == [(base, {"n_ctx": 32768}), (instruct, {})]
+    assert [(t.args, t.model, t.model_roles) for t in tasks] == [
+        ({"workflow": "full"}, f"<{base}>", None),
+        ({"workflow": "open-answer"}, f"<{base}>", {"grader": f"<{instruct}>"}),
+    ]
+    loaded.clear()  # SI-Bench: the instruct model grades itself, one instance
+    (task,) = cli._build_tasks(fn, [({}, instruct, {"grader": instruct})], None, {"n_ctx": 4096}, {})
+    assert loaded == [(instruct, {"n_ctx": 4096})] and task.model_roles == {"grader": f"<{instruct}>"}
+    loaded.clear()  # --model a,b: every task once per model, each with the -M arguments
+    plan = [(args, name, {}) for name in ("m/a", "m/b") for args in ({"seed": 0}, {"seed": 1})]
+    tasks = cli._build_tasks(fn, plan, None, {"k": 1}, {})
+    assert loaded == [("m/a", {"k": 1}), ("m/b", {"k": 1})]
+    assert [(t.model, t.args["seed"]) for t in tasks] == [("<m/a>", 0), ("<m/a>", 1), ("<m/b>", 0), ("<m/b>", 1)]

@@ -703,10 +703,11 @@ def run(
         options["model_cost_config"] = model_cost_config
     _note_unknown_models(used, priced)
     arguments = _model_args(model_args) | _cache_ttl_argument(cache_ttl, models)
-    if embedded:
-        tasks = _embedded_tasks(fn, grid, embedded, model_base_url, arguments, options)
-    else:
-        tasks = _tasks_per_model(fn, grid, models, model_base_url, arguments, options)
+    if embedded:  # each task on its own embedded models
+        plan = [(args, e.model, dict(e.roles)) for args, e in zip(grid, embedded, strict=True)]
+    else:  # each task of the grid once per model
+        plan = [(args, name, {}) for name in models for args in grid]
+    tasks = _build_tasks(fn, plan, model_base_url, arguments, options)
     from .shared.caching import sample_slots
 
     options["max_samples"] = max_samples or sample_slots([task.model for task in tasks], _eval_config(options))
@@ -1195,23 +1196,23 @@ def _embedded_text(bench: Benchmark, fn: Any) -> str:
     return found.describe()
 
 
-def _embedded_tasks(
+def _build_tasks(
     fn: Any,
-    grid: list[dict[str, Any]],
-    embedded: list[Any],
+    plan: list[tuple[dict[str, Any], str, dict[str, str]]],
     base_url: str | None,
     model_args: dict[str, Any],
     options: dict[str, Any],
 ) -> list[Any]:
-    """`_tasks_per_model` for a run without ``--model``: each task on its own embedded model, with its roles bound
-    on the task (one loaded model per name: a role played by the model under test shares its instance). ``-M``
-    arguments are the model under test's; a role's own model loads with its defaults (``-M n_ctx=32768`` for Gemma
-    would not fit SmolLM2's 8K window)."""
+    """One task per ``(task arguments, model, {role: model})`` of the plan; each task carries its model (inspect then
+    runs it on that model only) and its roles. One model object per name: a role played by a model under test shares
+    its instance. ``-M`` arguments are the models' under test; a role's own model loads with its defaults (``-M
+    n_ctx=32768`` for Gemma would not fit SmolLM2's 8K window). A task reads nothing of its model when it is built:
+    which items it asks never depends on the transport (`shared.caching`)."""
     from inspect_ai.model import get_model
 
     config = _eval_config(options)
+    under_test = {name for _, name, _ in plan}
     loaded: dict[str, Any] = {}
-    under_test = {e.model for e in embedded}
 
     def model(name: str) -> Any:
         if name not in loaded:
@@ -1220,36 +1221,12 @@ def _embedded_tasks(
         return loaded[name]
 
     tasks = []
-    for args, chosen in zip(grid, embedded, strict=True):
+    for args, name, roles in plan:
         task = fn(**args)
-        task.model = model(chosen.model)
-        if chosen.roles:
-            task.model_roles = {**(task.model_roles or {}), **{r: model(m) for r, m in chosen.roles.items()}}
+        task.model = model(name)
+        if roles:
+            task.model_roles = {**(task.model_roles or {}), **{r: model(m) for r, m in roles.items()}}
         tasks.append(task)
-    return tasks
-
-
-def _tasks_per_model(
-    fn: Any,
-    grid: list[dict[str, Any]],
-    models: list[str],
-    base_url: str | None,
-    model_args: dict[str, Any],
-    options: dict[str, Any],
-) -> list[Any]:
-    """Each task of the grid built once per model; each task carries its model (inspect then runs it on that model
-    only). A task reads nothing of its model when it is built: which items it asks never depends on the transport
-    (`shared.caching`)."""
-    from inspect_ai.model import get_model
-
-    config = _eval_config(options)
-    tasks = []
-    for name in models:
-        model = get_model(name, base_url=base_url, config=config, **model_args)
-        for args in grid:
-            task = fn(**args)
-            task.model = model
-            tasks.append(task)
     return tasks
 
 
