@@ -120,7 +120,7 @@ def test_a_refusal_is_no_reply_and_a_word_that_merely_starts_like_a_field_is_a_r
 
 def test_the_json_grammar_keeps_raw_control_characters_out_of_strings() -> None:
     """llama-cpp-python's converter lets a string hold a raw newline, which JSON forbids (SmolLM2 wrote one into 3
-    of 21 distractor answers before this rule): ours excludes U+0000-U+001F and U+007F, as llama.cpp's own does."""
+    of 18 distractor answers before this rule): ours excludes U+0000-U+001F and U+007F, as llama.cpp's own does."""
     import json as json_module
 
     from llama_cpp.llama_grammar import json_schema_to_gbnf

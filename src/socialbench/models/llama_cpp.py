@@ -303,8 +303,9 @@ def embedded_model() -> bool:
 
 JSON_CHAR = 'char ::= [^"\\\\] |'
 """The string-character rule of llama-cpp-python's JSON-schema converter: any character but a quote or backslash,
-raw control characters included, which JSON forbids inside a string (SmolLM2 135M wrote a raw newline into 3 of 21
-answers: `Invalid control character`). llama.cpp's own converter has since excluded them; so do we."""
+raw control characters included, which JSON forbids inside a string (SmolLM2 135M wrote a raw newline into 3 of 18
+distractor answers of one generation run: `Invalid control character`). llama.cpp's own converter has since excluded
+them; so do we."""
 
 
 @cache
